@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-3ZZSMEVE.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-R3IEPCYO.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2687,16 +2687,16 @@ var HFS_IGNORABLE2 = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
 function isGitmodulesName(name) {
   return /^(?:\.gitmodules|gitmod~[1-4]|gi7eba~[1-9])[. ]*(?::.*)?$/.test(name.replace(HFS_IGNORABLE2, "").toLowerCase());
 }
-function verifyTreeEntryName(name, where, isLink = false) {
-  const reason = isLink && isGitmodulesName(name) ? "a symbolic link named .gitmodules" : unsafeComponent(name);
+function verifyTreeEntryName(name, where, isLink2 = false) {
+  const reason = isLink2 && isGitmodulesName(name) ? "a symbolic link named .gitmodules" : unsafeComponent(name);
   if (reason === null) return;
   throw new PtermError("InvalidPath", `${where} has an entry ${JSON.stringify(name)} with ${reason}; git refuses such paths (verify_path) and so does pterm: nothing of that tree is read, checked out or removed. The commit was made by a tool other than git; remove it from history with the real git.`);
 }
-function verifyIndexPath(path, isLink = false) {
+function verifyIndexPath(path, isLink2 = false) {
   if (PLAINLY_SAFE_PATH.test(path)) return;
   const components = path.split("/");
   for (const [i, component] of components.entries()) {
-    const reason = isLink && i === components.length - 1 && isGitmodulesName(component) ? "a symbolic link named .gitmodules" : unsafeComponent(component);
+    const reason = isLink2 && i === components.length - 1 && isGitmodulesName(component) ? "a symbolic link named .gitmodules" : unsafeComponent(component);
     if (reason === null) continue;
     throw new PtermError("InvalidPath", `the index (.git/index) holds the path ${JSON.stringify(path)} with ${reason}; git refuses such paths and so does pterm. Rebuild the index with the real git (\`git read-tree HEAD\`).`);
   }
@@ -3146,6 +3146,8 @@ function isObjectType(type) {
   return type === "blob" || type === "tree" || type === "commit" || type === "tag";
 }
 var MODE_TREE = "40000";
+var MODE_LINK = "120000";
+var MODE_GITLINK = "160000";
 function parseTree(content, oid) {
   const entries = [];
   let i = 0;
@@ -3443,17 +3445,44 @@ function cleanupMessage(message, stripComments = false) {
 var GitConfig = class {
   /** `section.subsection.key` (section and key lower-cased) → values in file order. */
   values = /* @__PURE__ */ new Map();
+  /** Keys whose last value is the command line's (`override`), so a bad one is blamed on the call's words. */
+  #fromCommandLine = /* @__PURE__ */ new Set();
   get(key) {
     const list = this.values.get(normalizeKey(key));
     return list?.[list.length - 1];
   }
+  /**
+   * A boolean as git reads one (config.c's git_config_bool): a key with no `=` is true, an empty value
+   * false, true/yes/on and false/no/off in any case, or an integer (non-zero is true). Any other value
+   * stops the call with git's own complaint, naming the key, where git dies too.
+   */
   getBool(key, fallback) {
     const value = this.get(key);
     if (value === void 0) return fallback;
-    const v = value.toLowerCase();
-    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
-    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
-    return fallback;
+    const parsed = parseGitBool(value);
+    if (parsed === null && this.#fromCommandLine.has(normalizeKey(key))) {
+      throw new PtermError("InvalidArgs", `git: -c ${key}=${value}: bad boolean config value '${value}' for '${normalizeKey(key)}'; give true or false.`, {
+        helpFor: "git"
+      });
+    }
+    if (parsed === null) {
+      throw new PtermError("InvalidConfig", `bad boolean config value '${value}' for '${normalizeKey(key)}': set it to true or false with the real git (\`git config ${normalizeKey(key)} false\`).`);
+    }
+    return parsed;
+  }
+  /**
+   * The settings of the command line (git's `-c key=value`, `-c key` alone for true) over the file's: each
+   * is the last value of its key, as git reads the command line's scope after every file.
+   */
+  override(settings) {
+    for (const [key, value] of settings) {
+      const normalized = normalizeKey(key);
+      this.#fromCommandLine.add(normalized);
+      this.values.set(normalized, [
+        ...this.values.get(normalized) ?? [],
+        value
+      ]);
+    }
   }
   keys() {
     return [
@@ -3461,6 +3490,13 @@ var GitConfig = class {
     ];
   }
 };
+function parseGitBool(value) {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "yes" || v === "on") return true;
+  if (v === "" || v === "false" || v === "no" || v === "off") return false;
+  if (/^[-+]?\d+[kmg]?$/i.test(v)) return !/^[-+]?0+[kmg]?$/i.test(v);
+  return null;
+}
 function normalizeKey(key) {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
@@ -3783,7 +3819,7 @@ function excludePtermState(gitdir) {
   Deno.writeTextFileSync(path, (text && !text.endsWith("\n") ? text + "\n" : text) + addition);
   return true;
 }
-function openRepo(dir, label = dir, root) {
+function openRepo(dir, label = dir, root, commandLine = []) {
   const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
   if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
     throw new PtermError("NotARepository", kind === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
@@ -3804,6 +3840,7 @@ function openRepo(dir, label = dir, root) {
     } catch {
     }
   }
+  config2.override(commandLine);
   const worktree = kind === "folder" ? config2.get("core.worktree") : void 0;
   if (worktree !== void 0) {
     let target = null;
@@ -3847,6 +3884,7 @@ function openRepo(dir, label = dir, root) {
     ignoreCase: config2.getBool("core.ignorecase", false),
     symlinks: config2.getBool("core.symlinks", true),
     quotePath: config2.getBool("core.quotepath", true),
+    commandLine,
     label,
     root
   };
@@ -4188,10 +4226,10 @@ function authorFromConfig(section) {
     ...DEFAULT_AUTHOR
   };
 }
-function repositoryIdentity(config2, ptermSection) {
+function repositoryIdentity(config2, ptermSection, role = "author") {
   const fallback = authorFromConfig(ptermSection);
-  const name = config2.get("author.name") ?? config2.get("user.name");
-  const email = config2.get("author.email") ?? config2.get("user.email");
+  const name = config2.get(`${role}.name`) ?? config2.get("user.name");
+  const email = config2.get(`${role}.email`) ?? config2.get("user.email");
   return {
     name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
     email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
@@ -4830,8 +4868,13 @@ async function commitIndex(repo, index, options) {
       throw new PtermError("NothingToCommit", amended ? "amending would make the last commit empty (its tree would equal its parent's); pass --allow-empty to do it anyway." : "nothing to commit: the index is the same as HEAD. Stage changes with `git add` first (see `git status`), or pass --allow-empty.");
     }
   }
-  const signature = signatureNow(options.author);
-  const author = options.authorSignature ?? (amended && options.amend?.keepAuthor ? amended.author : signature);
+  const signature = signatureNow(options.committer ?? options.author);
+  const authored = signatureNow(options.author);
+  const author = options.authorSignature ?? (amended ? options.amend?.keepAuthor ? amended.author : {
+    ...authored,
+    timestamp: amended.author.timestamp,
+    tzOffset: amended.author.tzOffset
+  } : authored);
   const oid = await repo.objects.write("commit", serializeCommit({
     tree,
     parents,
@@ -5431,6 +5474,197 @@ async function tryWriteRefreshedIndex(repo, index) {
   } finally {
     lock.rollback();
   }
+}
+
+// commands/git/diff/renames.ts
+var renames_exports = {};
+__export(renames_exports, {
+  DEFAULT_RENAME_SCORE: () => DEFAULT_RENAME_SCORE,
+  MAX_SCORE: () => MAX_SCORE,
+  detectRenames: () => detectRenames,
+  similarityPercent: () => similarityPercent
+});
+var MAX_SCORE = 6e4;
+var DEFAULT_RENAME_SCORE = 3e4;
+var PAIR_LIMIT = 500 * 500;
+var HASHBASE = 107927;
+function spanHashes(buf) {
+  const isText = !looksBinary(buf);
+  const counts = /* @__PURE__ */ new Map();
+  let n = 0;
+  let accum1 = 0;
+  let accum2 = 0;
+  const add2 = () => {
+    const hash = ((accum1 >>> 0) + Math.imul(accum2 >>> 0, 97) >>> 0) % HASHBASE;
+    counts.set(hash, (counts.get(hash) ?? 0) + n);
+    n = 0;
+    accum1 = accum2 = 0;
+  };
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (isText && c === 13 && i + 1 < buf.length && buf[i + 1] === 10) continue;
+    const old1 = accum1;
+    accum1 = (accum1 << 7 ^ accum2 >>> 25) >>> 0;
+    accum2 = (accum2 << 7 ^ old1 >>> 25) >>> 0;
+    accum1 = accum1 + c >>> 0;
+    if (++n < 64 && c !== 10) continue;
+    add2();
+  }
+  if (n > 0) add2();
+  const keys = [
+    ...counts.keys()
+  ].sort((a, b) => a - b);
+  return {
+    hashes: Uint32Array.from(keys),
+    counts: Uint32Array.from(keys.map((k) => counts.get(k)))
+  };
+}
+function copiedBytes(src, dst) {
+  let i = 0;
+  let j = 0;
+  let copied = 0;
+  while (i < src.hashes.length && j < dst.hashes.length) {
+    const s = src.hashes[i];
+    const d = dst.hashes[j];
+    if (s < d) i++;
+    else if (d < s) j++;
+    else {
+      copied += Math.min(src.counts[i], dst.counts[j]);
+      i++;
+      j++;
+    }
+  }
+  return copied;
+}
+var baseName = (path) => path.slice(path.lastIndexOf("/") + 1);
+var isRegular = (mode) => mode === "100644" || mode === "100755";
+var kindOf = (mode) => mode === "120000" ? "link" : mode.startsWith("160") ? "gitlink" : "file";
+async function detectRenames(deleted, added, read, minScore = DEFAULT_RENAME_SCORE, inexactSource = () => true) {
+  const renames = [];
+  const sources = [
+    ...deleted.keys()
+  ];
+  const targets = [
+    ...added.keys()
+  ];
+  const usedSource = /* @__PURE__ */ new Set();
+  const usedTarget = /* @__PURE__ */ new Set();
+  const exactKey = (side) => `${side.oid}:${kindOf(side.mode)}`;
+  const byOid = /* @__PURE__ */ new Map();
+  for (const src of sources) {
+    const key = exactKey(deleted.get(src));
+    byOid.set(key, [
+      ...byOid.get(key) ?? [],
+      src
+    ]);
+  }
+  for (const dst of targets) {
+    const side = added.get(dst);
+    const candidates = (byOid.get(exactKey(side)) ?? []).filter((s) => !usedSource.has(s));
+    if (candidates.length === 0) continue;
+    const src = candidates.find((s) => baseName(s) === baseName(dst)) ?? candidates[0];
+    usedSource.add(src);
+    usedTarget.add(dst);
+    renames.push({
+      from: src,
+      to: dst,
+      score: MAX_SCORE
+    });
+  }
+  let restSources = sources.filter((s) => !usedSource.has(s) && isRegular(deleted.get(s).mode) && inexactSource(s));
+  let restTargets = targets.filter((d) => !usedTarget.has(d) && isRegular(added.get(d).mode));
+  if (restSources.length === 0 || restTargets.length === 0) return renames;
+  const content = /* @__PURE__ */ new Map();
+  const hashes = /* @__PURE__ */ new Map();
+  const load2 = async (key, path, side) => {
+    let bytes = content.get(key);
+    if (!bytes) {
+      bytes = await read(path, side);
+      content.set(key, bytes);
+    }
+    return bytes;
+  };
+  const hashOf = (key, bytes) => {
+    let h = hashes.get(key);
+    if (!h) {
+      h = spanHashes(bytes);
+      hashes.set(key, h);
+    }
+    return h;
+  };
+  const similarity = async (src, dst, floor) => {
+    const srcBytes = await load2(`-${src}`, src, deleted.get(src));
+    const dstBytes = await load2(`+${dst}`, dst, added.get(dst));
+    const maxSize = Math.max(srcBytes.length, dstBytes.length);
+    const baseSize = Math.min(srcBytes.length, dstBytes.length);
+    if (maxSize * (MAX_SCORE - floor) < (maxSize - baseSize) * MAX_SCORE) return null;
+    if (dstBytes.length === 0) return null;
+    const score = Math.floor(copiedBytes(hashOf(`-${src}`, srcBytes), hashOf(`+${dst}`, dstBytes)) * MAX_SCORE / maxSize);
+    return score < floor ? null : score;
+  };
+  const unique = (paths) => {
+    const seen = /* @__PURE__ */ new Map();
+    for (const p of paths) seen.set(baseName(p), seen.has(baseName(p)) ? null : p);
+    return seen;
+  };
+  const uniqueTargets = unique(restTargets);
+  const basenameFloor = minScore + Math.floor((MAX_SCORE - minScore) / 2);
+  for (const [name, src] of unique(restSources)) {
+    const dst = uniqueTargets.get(name);
+    if (!src || !dst) continue;
+    const score = await similarity(src, dst, basenameFloor);
+    if (score === null) continue;
+    usedSource.add(src);
+    usedTarget.add(dst);
+    renames.push({
+      from: src,
+      to: dst,
+      score
+    });
+  }
+  restSources = restSources.filter((s) => !usedSource.has(s));
+  restTargets = restTargets.filter((d) => !usedTarget.has(d));
+  if (restSources.length === 0 || restTargets.length === 0) return renames;
+  if (restSources.length * restTargets.length > PAIR_LIMIT) return renames;
+  const after = (a, b) => a === null ? b === null ? 0 : 1 : b === null ? -1 : b.score - a.score || Number(b.sameName) - Number(a.sameName);
+  const scored = [];
+  for (const dst of restTargets) {
+    const slots = [
+      null,
+      null,
+      null,
+      null
+    ];
+    for (const src of restSources) {
+      const score = await similarity(src, dst, minScore);
+      if (score === null) continue;
+      const candidate = {
+        src,
+        dst,
+        score,
+        sameName: baseName(src) === baseName(dst)
+      };
+      let worst = 0;
+      for (let i = 1; i < slots.length; i++) if (after(slots[i], slots[worst]) > 0) worst = i;
+      if (after(slots[worst], candidate) > 0) slots[worst] = candidate;
+    }
+    for (const slot of slots) if (slot) scored.push(slot);
+  }
+  scored.sort((a, b) => after(a, b));
+  for (const pair of scored) {
+    if (usedSource.has(pair.src) || usedTarget.has(pair.dst)) continue;
+    usedSource.add(pair.src);
+    usedTarget.add(pair.dst);
+    renames.push({
+      from: pair.src,
+      to: pair.dst,
+      score: pair.score
+    });
+  }
+  return renames;
+}
+function similarityPercent(score) {
+  return Math.floor(score * 100 / MAX_SCORE);
 }
 
 // commands/git/worktree/wildmatch.ts
@@ -6691,6 +6925,10 @@ function submoduleHead(repo, path) {
   const sub = openSubmodule(repo, path);
   return sub ? readHead(sub).oid : null;
 }
+function subprojectText(oid, dirty = false) {
+  return new TextEncoder().encode(`Subproject commit ${oid}${dirty ? "-dirty" : ""}
+`);
+}
 
 // commands/git/porcelain/status.ts
 function unaddressableWarning(paths) {
@@ -7132,7 +7370,7 @@ async function stagedRenames(repo, index, report) {
     "0"
   ].includes(setting.trim().toLowerCase());
   if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
-  const { detectRenames } = await import(new URL("./renames-4W5ZAYPC.js", import.meta.url).href);
+  const { detectRenames: detectRenames2 } = await Promise.resolve(renames_exports);
   const headTree = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
   const inHead = await flattenTree(repo, headTree);
   const deleted = new Map(deletedPaths.flatMap((p) => {
@@ -7159,7 +7397,7 @@ async function stagedRenames(repo, index, report) {
       ]
     ] : [];
   }));
-  const renames = await detectRenames(deleted, added, (_path, side) => repo.objects.readTyped(side.oid, "blob"));
+  const renames = await detectRenames2(deleted, added, (_path, side) => repo.objects.readTyped(side.oid, "blob"));
   return new Map(renames.map((r) => [
     r.to,
     r.from
@@ -7422,7 +7660,7 @@ function removeStaleCookies(gitdir) {
   } catch {
   }
 }
-function kindOf(entry) {
+function kindOf2(entry) {
   return entry.isFile ? "file" : entry.isDirectory ? "dir" : entry.isSymlink ? "link" : "other";
 }
 var monitors = /* @__PURE__ */ new Map();
@@ -7639,7 +7877,7 @@ function namesOf(folder) {
   if (!(folder.listing instanceof Map)) {
     folder.listing = new Map(folder.listing.map((entry) => [
       entry.name,
-      kindOf(entry)
+      kindOf2(entry)
     ]));
   }
   return folder.listing;
@@ -7714,7 +7952,7 @@ async function keptStatus(repo, policy, baseline, changed, racyFrom) {
     }
     const names = /* @__PURE__ */ new Map();
     try {
-      for (const entry of Deno.readDirSync(abs)) names.set(entry.name, kindOf(entry));
+      for (const entry of Deno.readDirSync(abs)) names.set(entry.name, kindOf2(entry));
     } catch {
       return because(`folder ${dir || "."} cannot be listed`);
     }
@@ -7907,6 +8145,79 @@ Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoo
   throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init2}.`);
 }
 
+// commands/git/repo/command_line_config.ts
+var FOLLOWED_SETTINGS = [
+  "user.name",
+  "user.email",
+  "core.quotePath",
+  "core.abbrev",
+  "core.autocrlf",
+  "core.safecrlf",
+  "core.eol",
+  "core.fileMode",
+  "status.showUntrackedFiles",
+  "status.renames",
+  "status.aheadBehind",
+  "log.decorate",
+  "log.date",
+  "log.abbrevCommit",
+  "format.pretty",
+  "diff.renames",
+  "diff.algorithm",
+  "diff.ignoreSubmodules",
+  "diff.noprefix",
+  "diff.mnemonicPrefix",
+  "merge.conflictStyle",
+  "branch.sort",
+  "tag.sort",
+  "branch.autoSetupMerge",
+  "checkout.guess",
+  "fetch.prune",
+  "push.default",
+  "pull.rebase",
+  "advice.*"
+];
+var FOLLOWED = new Set(FOLLOWED_SETTINGS.filter((k) => !k.endsWith("*")).map((k) => k.toLowerCase()));
+function isFollowedSetting(key) {
+  const lower = key.toLowerCase();
+  return FOLLOWED.has(lower) || /^advice\.[a-z0-9-]+$/.test(lower);
+}
+function parseSetting(text) {
+  const eq = text.indexOf("=");
+  const key = eq < 0 ? text : text.slice(0, eq);
+  if (!/^[A-Za-z][A-Za-z0-9-]*\.(.*\.)?[A-Za-z][A-Za-z0-9-]*$/s.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${text}: a setting is section.name=value, as \`git -c core.quotePath=false status\`.`, {
+      helpFor: "git"
+    });
+  }
+  return [
+    key,
+    eq < 0 ? "true" : text.slice(eq + 1)
+  ];
+}
+function refuseSetting(key, value) {
+  if (/^column\./i.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`, {
+      helpFor: "git"
+    });
+  }
+  throw new PtermError("InvalidArgs", `git: -c ${key} is not applied by pterm. It follows these settings for one call: ${FOLLOWED_SETTINGS.join(", ")}; and accepts display ones (color.*, pager.*, core.pager, column.* never/auto). Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`, {
+    helpFor: "git"
+  });
+}
+function commandLineSettings(values) {
+  const settings = [];
+  for (const text of values ?? []) {
+    const [key, value] = parseSetting(text);
+    if (!isFollowedSetting(key)) refuseSetting(key, value);
+    settings.push([
+      key,
+      value
+    ]);
+  }
+  return settings;
+}
+
 // commands/git/handlers/common.ts
 var MAX_LISTED = 1e3;
 async function openFromFlags(ctx, access = "write") {
@@ -7921,10 +8232,9 @@ async function openFromFlags(ctx, access = "write") {
     throw new PtermError("NotFound", `${label} ${target} does not exist. Create a repository with \`git init --dir ${quoteWord(target)}\`.`);
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
-  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+  const settings = commandLineSettings(ctx.flags.config);
+  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root, settings);
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quotePath = ctx.flags["quote-path"];
-  if (quotePath !== void 0) repo.quotePath = quotePath === "true";
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -7957,9 +8267,6 @@ function bounded(list, max = MAX_LISTED) {
     items: list.slice(0, max),
     truncated: list.length > max
   };
-}
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 function refuseUnfollowedLayout(repo, command, columns = true) {
   for (const key of columns ? [
@@ -8240,6 +8547,23 @@ function untrackedFilesMode(flag, repo) {
     "0"
   ].includes(setting) ? "no" : "normal";
 }
+async function longStatusText(repo, report, files, shown2) {
+  const progress = sequenceInProgress(repo);
+  const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
+  const hints = repo.config.getBool("advice.statusHints", true);
+  const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
+  return longStatus(report, files, {
+    branchLine: report.branch ? `On branch ${report.branch}` : rebasing?.branchLine ?? await detachedLine(repo, report.head),
+    rebaseLines: rebasing?.lines,
+    tracking: shown2.tracking,
+    progress,
+    picked: picked ? abbreviate(repo, picked) : null,
+    hints,
+    untrackedShown: shown2.untrackedShown,
+    untracked: shown2.untracked,
+    quotePath: repo.quotePath
+  });
+}
 var status = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const scope = userPaths(ctx.flags.path);
@@ -8270,19 +8594,10 @@ var status = async (ctx) => {
   if (short) {
     text = (ctx.flags.branch ? branchLine(report, tracking) : "") + shortStatus(files, shownUntracked, ctx.flags.porcelain === true, repo.quotePath);
   } else {
-    const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
-    const hints = repo.config.getBool("advice.statusHints", true);
-    const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
-    text = longStatus(report, files, {
-      branchLine: report.branch ? `On branch ${report.branch}` : rebasing?.branchLine ?? await detachedLine(repo, report.head),
-      rebaseLines: rebasing?.lines,
+    text = await longStatusText(repo, report, files, {
       tracking,
-      progress,
-      picked: picked ? abbreviate(repo, picked) : null,
-      hints,
       untrackedShown: untracked,
-      untracked: shownUntracked,
-      quotePath: repo.quotePath
+      untracked: shownUntracked
     });
     if (report.withheld.length) {
       ctx.stderr.write(`[Note] ${report.withheld.length} secret path(s) are tracked and not inspected (listed in result.withheld).
@@ -8543,16 +8858,32 @@ var add = async (ctx) => {
     ] : specs, {
       force: ctx.flags.force,
       signal: ctx.signal,
-      onProgress: (done, total2) => ctx.progress({
+      onProgress: (done, total) => ctx.progress({
         progress: done,
-        total: total2,
+        total,
         message: "files staged"
       })
     });
   });
-  const total = result.added.length + result.updated.length + result.removed.length;
-  ctx.stdout.write(total === 0 ? "Nothing new to stage.\n" : `Staged ${plural(result.added.length, "new file")}, ${plural(result.updated.length, "changed file")}, ${plural(result.removed.length, "deletion")}.
+  if (ctx.flags.verbose) {
+    const tracked = [
+      ...result.updated.map((path) => ({
+        path,
+        line: `add '${path}'
+`
+      })),
+      ...result.removed.map((path) => ({
+        path,
+        line: `remove '${path}'
+`
+      }))
+    ].sort((a, b) => comparePaths(a.path, b.path));
+    const added2 = [
+      ...result.added
+    ].sort(comparePaths).map((path) => `add '${path}'
 `);
+    ctx.stdout.write(tracked.map((t) => t.line).join("") + added2.join(""));
+  }
   if (result.unaddressable.length) ctx.stderr.write(unaddressableWarning(result.unaddressable));
   const added = bounded(result.added);
   const updated = bounded(result.updated);
@@ -8635,6 +8966,1825 @@ async function readCommit(repo, oid) {
   return await repo.objects.readCommit(oid);
 }
 
+// commands/git/diff/line_scan.ts
+var MARKER_AT = 16;
+var FIRST_FILE_AT = 64;
+var NO_NEWLINE_MARKER = "\n\\ No newline at end of file\n";
+var INDENT = {
+  MAX_INDENT: 200,
+  MAX_BLANKS: 20,
+  START_OF_FILE_PENALTY: 1,
+  END_OF_FILE_PENALTY: 21,
+  TOTAL_BLANK_WEIGHT: -30,
+  POST_BLANK_WEIGHT: 6,
+  RELATIVE_INDENT_PENALTY: -4,
+  RELATIVE_INDENT_WITH_BLANK_PENALTY: 10,
+  RELATIVE_OUTDENT_PENALTY: 24,
+  RELATIVE_OUTDENT_WITH_BLANK_PENALTY: 17,
+  RELATIVE_DEDENT_PENALTY: 23,
+  RELATIVE_DEDENT_WITH_BLANK_PENALTY: 17,
+  INDENT_WEIGHT: 60,
+  INDENT_HEURISTIC_MAX_SLIDING: 100
+};
+var SEARCH = {
+  XDL_MAX_EQLIMIT: 1024,
+  XDL_MAX_COST_MIN: 256,
+  XDL_HEUR_MIN_COST: 256,
+  XDL_SNAKE_CNT: 20,
+  XDL_K_HEUR: 4,
+  XDL_LINE_MAX: 2147483647
+};
+function bogoSqrt(n) {
+  let i = 1;
+  for (; n > 0; n = Math.floor(n / 4)) i *= 2;
+  return i;
+}
+var SIMSCAN_WINDOW = 100;
+var KPDIS_RUN = 4;
+var LINE_SCAN_MODULE = [
+  "AGFzbQEAAAABkQENYAJ/fwF/YAd/f39/f39/AX9gA39/fwF/YA1/f39/f39/f39/f39/AX9gBn9/f39/fwF/YAx/f39/f39/f39/",
+  "f38Bf2AEf39/fwF/YAl/f39/f39/f38Bf2AFf39/f38Bf2AEf39/fwBgB39/f39/f38AYAt/f39/f39/f39/fwBgDX9/f39/f39/",
+  "f39/f38AAxQTAAECAwQAAgEABQYGBwgCCQoLDAUDAQABB8QBFAZtZW1vcnkCAAVjb3VudAAABWxpbmVzAAEEc2FtZQACCGNsYXNz",
+  "aWZ5AAMJY29weUxpbmVzAAQHZGVjaW1hbAAFBXJhbmdlAAYDcnVuAAcKdXRmOFByZWZpeAAIBXBhdGNoAAkGY29tbW9uAAoPY2xl",
+  "YW5NdWx0aU1hdGNoAAsHZGlzY2FyZAAMBnNjcmlwdAANBmluZGVudAAOCnNjb3JlU3BsaXQADwdjb21wYWN0ABAFc3BsaXQAEQZz",
+  "ZWFyY2gAEgrsNhNkAQN/AkADQCAAIAFPDQEgBCAAKAIAciEEIAAoAgBBipSo0ABzIQMgAiADQf/+/fsHcUH//v37B2ogA3JB//79",
+  "+wdyQX9zaWohAiAAQQRqIQAMAAsLQQRBBCgCACAEcjYCACACC80CAQV/QcW78oh4IQcCQANAIAEgAk8NASABKAIAIQggASgCAEGK",
+  "lKjQAHMhCSAJQf/+/fsHcUH//v37B2ogCXJB//79+wdyQX9zIgkEQCAJaEEDdiEKQX9BGCAKQQhsa3YhCyAHIAggC3FzQQ13QbHz",
+  "3fF5bCEHIAcgB0EQdnNB65Svr3hsIQcgBCAFQQJ0aiAHIAdBDXZzNgIAIAMgBUECdGpBBGogASAKakEBaiIBIABrNgIAIAVBAWoh",
+  "BUHFu/KIeCEHIAEgBk8NAgUgAiABayEKIApBBEkEQEF/QSAgCkEIbGt2IQsFQX8hCwsgByAIIAtxc0ENd0Gx893xeWwhByABQQRq",
+  "IQEgASACTwRAIAcgB0EQdnNB65Svr3hsIQcgBCAFQQJ0aiAHIAdBDXZzNgIAIAVBAWohBSACIQELCwwACwtBACABNgIAIAULYwEB",
+  "fwJAA0AgA0EEaiACSw0BIAAgA2ooAgAgASADaigCAEcEQEEADwsgA0EEaiEDDAALCwJAA0AgAyACTw0BIAAgA2otAAAgASADai0A",
+  "AEcEQEEADwsgA0EBaiEDDAALC0EBC9YCAQZ/QX8gCHYhEgJAA0AgAyAETw0BIAEgA0ECdGooAgAgAGohDSABIANBAnRqQQRqKAIA",
+  "IABqIA1rIQ4gAiADQQJ0aigCACEPIA9BsfPd8XlsIAh2IRACQANAIAcgEEEDdGooAgAiEUUEQCAGIBBBA3RqIA82AgAgByAQQQN0",
+  "aiALQQFqNgIAIAkgC0ECdGogDTYCACAKIAtBAnRqIA42AgAgBSADQQJ0aiALNgIAIAshESALQQFqIQsgDCARQQJ0aiAMIBFBAnRq",
+  "KAIAQQFqNgIADAILIBFBAWshESAGIBBBA3RqKAIAIA9GBEAgCiARQQJ0aigCACAORgRAIAkgEUECdGooAgAgDSAOEAIEQCAFIANB",
+  "AnRqIBE2AgAgDCARQQJ0aiAMIBFBAnRqKAIAQQFqNgIADAQLCwsgEEEBaiAScSEQDAALCyADQQFqIQMMAAsLIAsLYAECfwJAA0Ag",
+  "AyAETw0BIAIgA0ECdGooAgAgAWohBiACIANBAnRqQQRqKAIAIAFqIAZrIQcgACAFOgAAIABBAWogBiAH/AoAACAAQQFqIAdqIQAg",
+  "A0EBaiEDDAALCyAAC1QBA39BASECIAEhAwJAA0AgA0EKSQ0BIANBCm4hAyACQQFqIQIMAAsLIAAgAmoiBCEDA0AgBEF/aiEEIAQg",
+  "AUEKcEEwajoAACABQQpuIgENAAsgAws2ACAAIAFBAWsgASACRRsQBSEAIAJBAUcEQCAAQQBqQSw6AAAgAEEBaiEAIAAgAhAFIQAL",
+  "IAALOwAgAyAETgRAIAAPCyAAIAEgAiADIAQgBRAEIQAgBEEBayAGRgRAIABBEEEd/AoAACAAQR1qIQALIAAL5AIBBH8CQANAIAAg",
+  "AU8NASAALQAAIQIgAEEBai0AAEEAIABBAWogAUkbIQMgAEECai0AAEEAIABBAmogAUkbIQRBACEFIAJBgAFJBEBBASEFBSACQeAB",
+  "cUHAAUYEQCADQcABcUGAAUYgAkH+AXFBwAFHcQRAQQIhBQsFIAJB8AFxQeABRgRAIANBwAFxQYABRiAEQcABcUGAAUZxIAJB4AFG",
+  "IANB4AFxQYABRnFFcSACQe0BRiADQeABcUGgAUZxRXEgAkHvAUYgA0G/AUZxIARB/gFxQb4BRnFFcQRAQQMhBQsFIAJB+AFxQfAB",
+  "RgRAIANBwAFxQYABRiAEQcABcUGAAUZxIABBA2ogAUkgAEEDai0AAEHAAXFBgAFGcXEgAkHwAUYgA0HwAXFBgAFGcUVxIAJB9AFG",
+  "IANBjwFLcUVxIAJB9AFNcQRAQQQhBQsLCwsLIAVFDQEgACAFaiEADAALCyAAC9AGAQ1/QX8hEwJAA0AgDCABTw0BIAwhDQJAA0Ag",
+  "DUEBaiABTw0BIAAgDUEBakEEdGpBAGooAgAgACANQQR0akEAaigCACAAIA1BBHRqQQhqKAIAamsgAkEBdEoNASANQQFqIQ0MAAsL",
+  "IAAgDEEEdGpBAGooAgAgAmsiDkEAIA5BAEobIQ4gACAMQQR0akEEaigCACACayIPQQAgD0EAShshDyAAIA1BBHRqQQBqKAIAIAAg",
+  "DUEEdGpBCGooAgBqIAJqIhAgBSAQIAVIGyEQIAAgDUEEdGpBBGooAgAgACANQQR0akEMaigCAGogAmoiESAJIBEgCUgbIRECQANA",
+  "IBIgDk4NASADIAQgEkECdGooAgBqLQAAIhZBIHJB4QBrQRpJIBZB3wBGciAWQSRGcgRAIBIhEwsgEkEBaiESDAALCyALQQBqQcAA",
+  "OgAAIAtBAWpBwAA6AAAgC0ECakEgOgAAIAtBA2pBLToAACALQQRqIQsgCyAOQQFqIBAgDmsQBiELIAtBAGpBIDoAACALQQFqQSs6",
+  "AAAgC0ECaiELIAsgD0EBaiARIA9rEAYhCyALQQBqQSA6AAAgC0EBakHAADoAACALQQJqQcAAOgAAIAtBA2ohCyATQQBOBEAgBCAT",
+  "QQJ0aigCACADaiEXIAQgE0EBakECdGooAgAgA2oiGCAXQdAAaiAYIBdB0ABqSRshGAJAA0AgGCAXTQ0BIBhBAWstAAAiFkEgRyAW",
+  "QQlrQQVPcQ0BIBhBf2ohGAwACwsgFyAYEAghGCALQSA6AAAgC0EBaiAXIBggF2v8CgAAIAsgGCAXa0EBamohCwsgC0EAakEKOgAA",
+  "IAtBAWohCyAOIRUgDCEUAkADQCAUIA1KDQEgCyADIAQgFSAAIBRBBHRqQQBqKAIAQSAgBhAHIQsgACAUQQR0akEAaigCACAAIBRB",
+  "BHRqQQhqKAIAaiEWIAsgAyAEIAAgFEEEdGpBAGooAgAgFkEtIAYQByELIAsgByAIIAAgFEEEdGpBBGooAgAgACAUQQR0akEEaigC",
+  "ACAAIBRBBHRqQQxqKAIAakErIAoQByELIBYhFSAUQQFqIRQMAAsLIAsgAyAEIBUgEEEgIAYQByELIA1BAWohDAwACwsgCws3AQF/",
+  "AkADQCAEIAJODQEgACgCACABKAIARw0BIAAgA2ohACABIANqIQEgBEEBaiEEDAALCyAEC+cBAQZ/IAEgAmtB5ABKBEAgAUHkAGsh",
+  "AgsgAyABa0HkAEoEQCABQeQAaiEDC0EBIQdBASEEAkADQCABIARrIAJIDQEgACABaiAEay0AACIFRQRAIAZBAWohBgUgBUECRw0C",
+  "IAdBAWohBwsgBEEBaiEEDAALCyAGRQRAQQAPC0EBIQlBASEEAkADQCABIARqIANKDQEgACABaiAEai0AACIFRQRAIAhBAWohCAUg",
+  "BUECRw0CIAlBAWohCQsgBEEBaiEEDAALCyAIRQRAQQAPCyAIIAZqIQggCSAHaiEJIAlBBGwgCSAIakgL/gEBBH8gAiEJAkADQCAJ",
+  "IANKDQEgASAAIAlBAnRqKAIAQQJ0aigCACEKIAUgCWpBAEECQQEgCiAEThsgCkUbOgAAIAlBAWohCQwACwsgAiEJAkADQCAJIANK",
+  "DQEgBSAJai0AACIMQQFGBEAgBiALQQJ0aiAJNgIAIAcgC0ECdGogACAJQQJ0aigCADYCACALQQFqIQsFIAxBAkYEQCAFIAkgAiAD",
+  "EAsEQCAIIAlqQQFqQQE6AAAFIAYgC0ECdGogCTYCACAHIAtBAnRqIAAgCUECdGooAgA2AgAgC0EBaiELCwUgCCAJakEBakEBOgAA",
+  "CwsgCUEBaiEJDAALCyALC8ABAQV/AkADQCAFIAFIIAYgA0hyRQ0BIAAgBWpBAWotAAAgAiAGakEBai0AAHIEQCAFIQcgBiEIAkAD",
+  "QCAAIAVqQQFqLQAARQ0BIAVBAWohBQwACwsCQANAIAIgBmpBAWotAABFDQEgBkEBaiEGDAALCyAEIAc2AgAgBEEEaiAINgIAIARB",
+  "CGogBSAHazYCACAEQQxqIAYgCGs2AgAgBEEQaiEEIAlBAWohCQUgBUEBaiEFIAZBAWohBgsMAAsLIAkLhQEBBH8gACABIAJBAnRq",
+  "KAIAaiEDIAAgASACQQFqQQJ0aigCAGohBAJAA0AgAyAETw0BIAMtAAAiBUEgRgRAIAZBAWohBgUgBUEJRgRAIAZBCCAGQQdxa2oh",
+  "BgUgBUEKa0EETwRAIAYPCwsLIAZByAFOBEBByAEPCyADQQFqIQMMAAsLQX8L5AIBC38gAyACTiIEBEBBfyEFBSAAIAEgAxAOIQUL",
+  "QX8hByADQQFrIQsCQANAIAtBAEgNASAAIAEgCxAOIgdBf0cNASAGQQFqIQYgBkEURgRAQQAhBwwCCyALQX9qIQsMAAsLQX8hCSAD",
+  "QQFqIQsCQANAIAsgAk4NASAAIAEgCxAOIglBf0cNASAIQQFqIQggCEEURgRAQQAhCQwCCyALQQFqIQsMAAsLIAdBf0YgBkVxBEAg",
+  "CkEBaiEKCyAEBEAgCkEVaiEKCyAFQX9GBEAgCEEBaiEMCyAGIAxqIQ0gCkFiIA1sQQYgDGxqaiEKIAUgCSAFQX9HGyEOQTBBMCgC",
+  "ACAOajYCACAOQX9HIAdBf0dxBEAgDiAHSgRAIApBCkF8IA0baiEKBSAOIAdIBEAgCUF/RyAJIA5KcQRAIApBEUEYIA0baiEKBSAK",
+  "QRFBFyANG2ohCgsLCwtBNEE0KAIAIApqNgIAC7MJAQ9/AkADQCAAIAhqQQFqLQAARQ0BIAhBAWohCAwACwsCQANAIAUgCmpBAWot",
+  "AABFDQEgCkEBaiEKDAALCwJAA0AgCCAHRwRAA0AgCCAHayEMQX8hDgJAA0BBACELIAdBAEoEQCABIAdBAWtBAnRqKAIAIAEgCEEB",
+  "a0ECdGooAgBGBEAgB0F/aiEHIAAgB2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAAAkADQCAAIAdqLQAARQ0BIAdBf2ohBwwA",
+  "CwtBASELCwsgC0UNAUEAIQsgCUVFBEAgCUEBayIKIQkCQANAIAUgCWotAABFDQEgCUF/aiEJDAALC0EBIQsLIAtFBEAACwwACwsg",
+  "CCENIAogCUoEQCAIIQ4LAkADQEEAIQsgCCACSARAIAEgB0ECdGooAgAgASAIQQJ0aigCAEYEQCAAIAdqQQFqQQA6AAAgB0EBaiEH",
+  "IAAgCGpBAWpBAToAACAIQQFqIQgCQANAIAAgCGpBAWotAABFDQEgCEEBaiEIDAALC0EBIQsLCyALRQ0BQQAhCyAKIAZHBEAgCkEB",
+  "aiIJIQoCQANAIAUgCmpBAWotAABFDQEgCkEBaiEKDAALC0EBIQsLIAtFBEAACyAKIAlKBEAgCCEOCwwACwsgDCAIIAdrRw0ACyAI",
+  "IA1HBEAgDkF/RwRAAkADQCAKIAlHDQFBACELIAdBAEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAg",
+  "B2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAAAkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UEQAALQQAhCyAJ",
+  "RUUEQCAJQQFrIgohCQJAA0AgBSAJai0AAEUNASAJQX9qIQkMAAsLQQEhCwsgC0UEQAALDAALCwUgDSEPIAggDGtBAWsgD0oEQCAI",
+  "IAxrQQFrIQ8LIAhB5ABrIA9KBEAgCEHkAGshDwtBfyEQQQAhEUEAIRICQANAIA8gCEoNAUEwQQA2AgBBNEEANgIAIAMgBCACIA8Q",
+  "DyADIAQgAiAPIAxrEA9BMCgCACETQTQoAgAhFCATIBFKIBMgEUhrQTxsIBQgEmtqIRUgEEF/RiAVQQBMcgRAIBMhESAUIRIgDyEQ",
+  "CyAPQQFqIQ8MAAsLAkADQCAIIBBMDQFBACELIAdBAEoEQCABIAdBAWtBAnRqKAIAIAEgCEEBa0ECdGooAgBGBEAgB0F/aiEHIAAg",
+  "B2pBAWpBAToAACAIQX9qIQggACAIakEBakEAOgAAAkADQCAAIAdqLQAARQ0BIAdBf2ohBwwACwtBASELCwsgC0UEQAALQQAhCyAJ",
+  "RUUEQCAJQQFrIgohCQJAA0AgBSAJai0AAEUNASAJQX9qIQkMAAsLQQEhCwsgC0UEQAALDAALCwsLC0EAIQsgCCACRwRAIAhBAWoi",
+  "ByEIAkADQCAAIAhqQQFqLQAARQ0BIAhBAWohCAwACwtBASELCyALRQ0BQQAhCyAKIAZHBEAgCkEBaiIJIQoCQANAIAUgCmpBAWot",
+  "AABFDQEgCkEBaiEKDAALC0EBIQsLIAtFBEAACwwACwsLzwwBF38gASAFayELIAIgBGshDCABIARrIg0iECERIAIgBWsiDiISIRMg",
+  "DSAOa0EBcSEPIAYgDUECdGogATYCACAHIA5BAnRqIAI2AgBBASEUA0BBACEVIBAgC0oEQCAQQX9qIRAgBiAQQQFrQQJ0akF/NgIA",
+  "BSAQQQFqIRALIBEgDEgEQCARQQFqIREgBiARQQFqQQJ0akF/NgIABSARQX9qIRELIBEhFgJAA0AgFiAQSA0BIAYgFkEBa0ECdGoo",
+  "AgAgBiAWQQFqQQJ0aigCAE4EQCAGIBZBAWtBAnRqKAIAQQFqIRcFIAYgFkEBakECdGooAgAhFwsgFyEZIBcgFmshGAJAA0AgFyAC",
+  "Tg0BIBggBU4NASAAIBdBAnRqKAIAIAMgGEECdGooAgBHDQEgF0EBaiEXIBhBAWohGAwACwsgFyAZa0EUSgRAQQEhFQsgBiAWQQJ0",
+  "aiAXNgIAIA8gEiAWTHEgFiATTHEEQCAHIBZBAnRqKAIAIBdMBEAgCiAXNgIAIApBBGogGDYCACAKQQhqQQE2AgAgCkEMakEBNgIA",
+  "DwsLIBZBfmohFgwACwsgEiALSgRAIBJBf2ohEiAHIBJBAWtBAnRqQf////8HNgIABSASQQFqIRILIBMgDEgEQCATQQFqIRMgByAT",
+  "QQFqQQJ0akH/////BzYCAAUgE0F/aiETCyATIRYCQANAIBYgEkgNASAHIBZBAWtBAnRqKAIAIAcgFkEBakECdGooAgBIBEAgByAW",
+  "QQFrQQJ0aigCACEXBSAHIBZBAWpBAnRqKAIAQQFrIRcLIBchGSAXIBZrIRgCQANAIBcgAUwNASAYIARMDQEgACAXQQFrQQJ0aigC",
+  "ACADIBhBAWtBAnRqKAIARw0BIBdBf2ohFyAYQX9qIRgMAAsLIBkgF2tBFEoEQEEBIRULIAcgFkECdGogFzYCACAPRSAQIBZMcSAW",
+  "IBFMcQRAIBcgBiAWQQJ0aigCAEwEQCAKIBc2AgAgCkEEaiAYNgIAIApBCGpBATYCACAKQQxqQQE2AgAPCwsgFkF+aiEWDAALCyAI",
+  "RQRAIBUgFEGAAkpxBEBBACEaIBEhFgJAA0AgFiAQSA0BIBYgDWsgDSAWayAWIA1KGyEbIAYgFkECdGooAgAiFyAWayEYIBcgAWsg",
+  "GCAEa2ogG2shHCAcQQQgFGxKIBwgGkpxIAFBFGogF0xxIBcgAkhxIARBFGogGExxIBggBUhxBEBBASEdAkADQCAAIBcgHWtBAnRq",
+  "KAIAIAMgGCAda0ECdGooAgBHDQEgHUEURgRAIBwhGiAKIBc2AgAgCkEEaiAYNgIADAILIB1BAWohHQwACwsLIBZBfmohFgwACwsg",
+  "GkEASgRAIApBCGpBATYCACAKQQxqQQA2AgAPCyATIRYCQANAIBYgEkgNASAWIA5rIA4gFmsgFiAOShshGyAHIBZBAnRqKAIAIhcg",
+  "FmshGCACIBdrIAUgGGtqIBtrIRwgHEEEIBRsSiAcIBpKcSABIBdIcSAXIAJBFGtMcSAEIBhIcSAYIAVBFGtMcQRAQQAhHQJAA0Ag",
+  "ACAXIB1qQQJ0aigCACADIBggHWpBAnRqKAIARw0BIB1BE0YEQCAcIRogCiAXNgIAIApBBGogGDYCAAwCCyAdQQFqIR0MAAsLCyAW",
+  "QX5qIRYMAAsLIBpBAEoEQCAKQQhqQQA2AgAgCkEMakEBNgIADwsLIBQgCU4EQEF/IR5BfyEfIBEhFgJAA0AgFiAQSA0BIAYgFkEC",
+  "dGooAgAiFyACIBcgAkgbIhcgFmshGCAFIBhIBEAgBSAWaiEXIAUhGAsgHiAXIBhqSARAIBcgGGohHiAXIR8LIBZBfmohFgwACwtB",
+  "/////wchIEH/////ByEhIBMhFgJAA0AgFiASSA0BIAcgFkECdGooAgAiFyABIBcgAUobIhcgFmshGCAYIARIBEAgBCAWaiEXIAQh",
+  "GAsgFyAYaiAgSARAIBcgGGohICAXISELIBZBfmohFgwACwsgAiAFaiAgayAeIAEgBGprSARAIAogHzYCACAKQQRqIB4gH2s2AgAg",
+  "CkEIakEBNgIAIApBDGpBADYCAA8LIAogITYCACAKQQRqICAgIWs2AgAgCkEIakEANgIAIApBDGpBATYCAA8LCyAUQQFqIRQMAAsL",
+  "wgQBBn8gCyENIA1BAGpBADYCACANQQRqIAE2AgAgDUEIakEANgIAIA1BDGogAzYCACANQRBqQQA2AgAgDUEUaiENAkADQCANIAtG",
+  "DQEgDUFsaiENIA1BAEECdGooAgAhDiANQQFBAnRqKAIAIQ8gDUECQQJ0aigCACEQIA1BA0ECdGooAgAhESANQQRBAnRqKAIAIRIC",
+  "QANAIA4gD0ggECARSHFFDQEgACAOQQJ0aigCACACIBBBAnRqKAIARw0BIA5BAWohDiAQQQFqIRAMAAsLAkADQCAOIA9IIBAgEUhx",
+  "RQ0BIAAgD0EBa0ECdGooAgAgAiARQQFrQQJ0aigCAEcNASAPQX9qIQ8gEUF/aiERDAALCyAOIA9GBEACQANAIBAgEU4NASAHIAUg",
+  "EEECdGooAgBqQQFqQQE6AAAgEEEBaiEQDAALCwUgECARRgRAAkADQCAOIA9ODQEgBiAEIA5BAnRqKAIAakEBakEBOgAAIA5BAWoh",
+  "DgwACwsFIAAgDiAPIAIgECARIAggCSASIAogDBARIA1BAGogDEEAQQJ0aigCADYCACANQQRqIA82AgAgDUEIaiAMQQFBAnRqKAIA",
+  "NgIAIA1BDGogETYCACANQRBqIAxBA0ECdGooAgA2AgAgDUEUaiENIA1BAGogDjYCACANQQRqIAxBAEECdGooAgA2AgAgDUEIaiAQ",
+  "NgIAIA1BDGogDEEBQQJ0aigCADYCACANQRBqIAxBAkECdGooAgA2AgAgDUEUaiENCwsMAAsLCw=="
+].join("");
+var compiled = null;
+function instantiate() {
+  if (!compiled) {
+    const text = atob(LINE_SCAN_MODULE);
+    const bytes = new Uint8Array(text.length);
+    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+    compiled = new WebAssembly.Module(bytes);
+  }
+  return new WebAssembly.Instance(compiled).exports;
+}
+var PAGE = 65536;
+var HUNK_HEADER_MAX = 160;
+var CHUNK = 1 << 16;
+var CHUNK_LINES = 4096;
+var align = (n) => n + 7 & ~7;
+var LineScan = class _LineScan {
+  #wasm;
+  #bytes = new Uint8Array(0);
+  aAt;
+  bAt;
+  /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
+  aCount;
+  bCount;
+  classes;
+  /** For each line number, how many lines of a (of b) have it. */
+  get aCounts() {
+    return this.#copy("aCounts", this.#a.counts, this.classes);
+  }
+  get bCounts() {
+    return this.#copy("bCounts", this.#b.counts, this.classes);
+  }
+  /** Line starts (relative to each file's first byte; one more than lines) and line numbers, copied out. */
+  get aStarts() {
+    return this.#copy("aStarts", this.aStartsAt, this.aCount + 1);
+  }
+  get bStarts() {
+    return this.#copy("bStarts", this.bStartsAt, this.bCount + 1);
+  }
+  get aIds() {
+    return this.#copy("aIds", this.#a.ids, this.aCount);
+  }
+  get bIds() {
+    return this.#copy("bIds", this.#b.ids, this.bCount);
+  }
+  /**
+   * Arrays copied out of memory when JavaScript first asks (the whole diff in WebAssembly needs
+   * none of them; the JavaScript fallback and writer do). Copies, so a later memory.grow (which
+   * detaches every view of the memory) cannot empty them.
+   */
+  #copies = /* @__PURE__ */ new Map();
+  #copy(name, at, n) {
+    let copy = this.#copies.get(name);
+    if (!copy) this.#copies.set(name, copy = new Int32Array(this.#bytes.buffer, at, n).slice());
+    return copy;
+  }
+  /** Whether each file is all ASCII. */
+  aAscii;
+  bAscii;
+  /** Where each file's line starts are in memory. */
+  aStartsAt;
+  bStartsAt;
+  /** Where the patch written so far ends in memory. */
+  outEnd;
+  #bLength;
+  /** Where each file's arrays for the clean-up are in memory. */
+  #a;
+  #b;
+  /**
+   * Null when the memory cannot be had (files too large for 32-bit WebAssembly) or the engine runs
+   * no WebAssembly: the caller does the same in JavaScript.
+   */
+  static of(a, b) {
+    if (typeof WebAssembly === "undefined") return null;
+    try {
+      return new _LineScan(a, b);
+    } catch (error) {
+      if (error instanceof RangeError || error instanceof WebAssembly.CompileError) return null;
+      throw error;
+    }
+  }
+  constructor(a, b) {
+    this.#wasm = instantiate();
+    this.aAt = FIRST_FILE_AT;
+    this.#bLength = b.length;
+    this.bAt = align(this.aAt + a.length + 8);
+    let top = align(this.bAt + b.length + 8);
+    this.#reserve(top);
+    this.#bytes.set(a, this.aAt);
+    this.#bytes.set(b, this.bAt);
+    for (let k = 0; k < NO_NEWLINE_MARKER.length; k++) this.#bytes[MARKER_AT + k] = NO_NEWLINE_MARKER.charCodeAt(k);
+    const wasm = this.#wasm;
+    const chunks = (at2, length, each) => {
+      for (let p = at2; p < at2 + length; p += CHUNK) each(p, Math.min(p + CHUNK, at2 + length));
+    };
+    const high = () => new Int32Array(this.#bytes.buffer, 4, 1);
+    const count = (at2, length, bytes) => {
+      let n = length > 0 && bytes[length - 1] !== 10 ? 1 : 0;
+      high()[0] = 0;
+      chunks(at2, length, (p, end) => n += wasm.count(p, end));
+      return [
+        n,
+        (high()[0] & 2155905152) === 0
+      ];
+    };
+    const [aCount, aAscii] = count(this.aAt, a.length, a);
+    const [bCount, bAscii] = count(this.bAt, b.length, b);
+    this.aAscii = aAscii;
+    this.bAscii = bAscii;
+    let bits = 4;
+    while (1 << bits < (aCount + bCount) * 2) bits++;
+    const slots = 1 << bits;
+    const at = (size) => {
+      const here = top;
+      top = align(top + size);
+      return here;
+    };
+    this.aStartsAt = at((aCount + 1) * 4);
+    const aHashes = at(aCount * 4);
+    this.bStartsAt = at((bCount + 1) * 4);
+    const bHashes = at(bCount * 4);
+    const aIds = at(aCount * 4);
+    const bIds = at(bCount * 4);
+    const slotClass = at(slots * 8);
+    const slotHash = slotClass + 4;
+    const classAt = at((aCount + bCount) * 4);
+    const classLength = at((aCount + bCount) * 4);
+    const aCounts = at((aCount + bCount) * 4);
+    const bCounts = at((aCount + bCount) * 4);
+    const aDis = at(aCount + 2);
+    const bDis = at(bCount + 2);
+    const aChanged = at(aCount + 2);
+    const bChanged = at(bCount + 2);
+    const aKept = at(aCount * 4);
+    const bKept = at(bCount * 4);
+    const aKeptIds = at(aCount * 4);
+    const bKeptIds = at(bCount * 4);
+    this.#a = {
+      ids: aIds,
+      counts: aCounts,
+      dis: aDis,
+      changed: aChanged,
+      kept: aKept,
+      keptIds: aKeptIds
+    };
+    this.#b = {
+      ids: bIds,
+      counts: bCounts,
+      dis: bDis,
+      changed: bChanged,
+      kept: bKept,
+      keptIds: bKeptIds
+    };
+    this.outEnd = top;
+    this.#reserve(top + (a.length + b.length) / 2 + PAGE);
+    const i32 = (where, n) => new Int32Array(this.#bytes.buffer, where, n);
+    const lines = (base, length, starts, hashes) => {
+      const end = base + length;
+      let line = 0;
+      for (let p = base; p < end; p = i32(0, 1)[0]) {
+        line = wasm.lines(base, p, end, starts, hashes, line, Math.min(p + CHUNK, end));
+      }
+      i32(starts + line * 4, 1)[0] = length;
+    };
+    lines(this.aAt, a.length, this.aStartsAt, aHashes);
+    lines(this.bAt, b.length, this.bStartsAt, bHashes);
+    let next = 0;
+    const classify = (base, starts, hashes, count2, ids, counts) => {
+      for (let i = 0; i < count2; i += CHUNK_LINES) {
+        next = wasm.classify(base, starts, hashes, i, Math.min(i + CHUNK_LINES, count2), ids, slotHash, slotClass, 32 - bits, classAt, classLength, next, counts);
+      }
+    };
+    classify(this.aAt, this.aStartsAt, aHashes, aCount, aIds, aCounts);
+    classify(this.bAt, this.bStartsAt, bHashes, bCount, bIds, bCounts);
+    this.classes = next;
+    this.aCount = aCount;
+    this.bCount = bCount;
+  }
+  /** Memory up to `end`, zeroed beyond what is written (a fresh memory is zero). */
+  #reserve(end) {
+    if (end <= this.#bytes.length) return;
+    const memory = this.#wasm.memory;
+    const needed = Math.ceil((end - memory.buffer.byteLength) / PAGE);
+    try {
+      memory.grow(Math.max(needed, memory.buffer.byteLength / PAGE));
+    } catch {
+      memory.grow(needed);
+    }
+    this.#bytes = new Uint8Array(memory.buffer);
+  }
+  /**
+   * The whole line diff on the numbers in memory, as line_diff.ts's `diffSides` + `changesOf` do
+   * it in JavaScript: xdl_trim_ends, xdl_cleanup_records, xdl_recs_cmp's search (never minimal,
+   * as git's default), xdl_change_compact on a's groups then b's, xdl_build_script. The changes
+   * (four numbers each: i1, i2, chg1, chg2, in order), or null when the memory for the search
+   * cannot be had (the caller does the same in JavaScript).
+   */
+  diff() {
+    const wasm = this.#wasm;
+    const a = this.#a;
+    const b = this.#b;
+    const { aCount, bCount } = this;
+    const limit = Math.min(aCount, bCount);
+    const head = wasm.common(a.ids, b.ids, limit, 4);
+    const tail = wasm.common(a.ids + (aCount - 1) * 4, b.ids + (bCount - 1) * 4, limit - head, -4);
+    const discard = (side, other, count) => wasm.discard(side.ids, other.counts, head, count - tail - 1, Math.min(bogoSqrt(count), SEARCH.XDL_MAX_EQLIMIT), side.dis, side.kept, side.keptIds, side.changed);
+    const n1 = discard(a, b, aCount);
+    const n2 = discard(b, a, bCount);
+    const ndiags = n1 + n2 + 3;
+    const kv = align(this.outEnd);
+    const stack = align(kv + (2 * ndiags + 2) * 4);
+    const split = align(stack + 20 * (n1 + n2 + 2));
+    const changes = align(split + 16);
+    try {
+      this.#reserve(changes + 16 * (aCount + bCount + 1));
+    } catch (error) {
+      if (error instanceof RangeError) return null;
+      throw error;
+    }
+    wasm.search(a.keptIds, n1, b.keptIds, n2, a.kept, b.kept, a.changed, b.changed, kv + (n2 + 1) * 4, kv + (ndiags + n2 + 1) * 4, Math.max(bogoSqrt(ndiags), SEARCH.XDL_MAX_COST_MIN), stack, split);
+    wasm.compact(a.changed, a.ids, aCount, this.aAt, this.aStartsAt, b.changed, bCount);
+    wasm.compact(b.changed, b.ids, bCount, this.bAt, this.bStartsAt, a.changed, aCount);
+    const n = wasm.script(a.changed, aCount, b.changed, bCount, changes);
+    return new Int32Array(this.#bytes.buffer, changes, n * 4).slice();
+  }
+  /**
+   * The whole patch body for `changes` (four numbers per change: i1, i2, chg1, chg2, in order)
+   * with `context` lines, written in WebAssembly (the `patch` function above); `aNoEol`/`bNoEol`
+   * is the index of a last line without its newline, or -1. A view of memory, valid until the
+   * next write. RangeError when the memory it may need cannot be had.
+   */
+  patch(changes, context, aNoEol, bNoEol) {
+    const n = changes.length / 4;
+    const changesAt = align(this.outEnd);
+    const start = align(changesAt + changes.length * 4);
+    const { aCount, bCount } = this;
+    const bound = this.bAt - this.aAt + (this.#bLength + 8) + aCount + bCount + n * HUNK_HEADER_MAX + 2 * NO_NEWLINE_MARKER.length;
+    this.#reserve(start + bound);
+    new Int32Array(this.#bytes.buffer, changesAt, changes.length).set(changes);
+    const end = this.#wasm.patch(changesAt, n, context, this.aAt, this.aStartsAt, aCount, aNoEol, this.bAt, this.bStartsAt, bCount, bNoEol, start);
+    this.outEnd = end;
+    return this.#bytes.subarray(start, end);
+  }
+  /** Lines [from, to) of file a (or b), each after `prefix`, appended to the patch. */
+  lines(b, prefix, from, to) {
+    const starts = b ? this.bStarts : this.aStarts;
+    this.#reserve(this.outEnd + (starts[to] - starts[from]) + (to - from));
+    this.outEnd = this.#wasm.copyLines(this.outEnd, b ? this.bAt : this.aAt, b ? this.bStartsAt : this.aStartsAt, from, to, prefix);
+  }
+  /** Bytes [start, end) of file a after `prefix` (a function line after `@@`). */
+  bytesOfA(prefix, start, end) {
+    this.#reserve(this.outEnd + (end - start) + 1);
+    this.#bytes[this.outEnd] = prefix;
+    this.#bytes.copyWithin(this.outEnd + 1, this.aAt + start, this.aAt + end);
+    this.outEnd += end - start + 1;
+  }
+  /** ASCII text of pterm's own (headers, markers). */
+  ascii(text) {
+    this.#reserve(this.outEnd + text.length);
+    const bytes = this.#bytes;
+    let at = this.outEnd;
+    for (let k = 0; k < text.length; k++) bytes[at++] = text.charCodeAt(k);
+    this.outEnd = at;
+  }
+  /** The patch bytes [start, end) (a view: valid until the next write). */
+  out(start, end) {
+    return this.#bytes.subarray(start, end);
+  }
+};
+
+// commands/git/diff/line_diff.ts
+var HASH_SEED = 2166136261 | 0;
+function linesOf(bytes) {
+  const length = bytes.length;
+  let starts = new Int32Array(Math.max(16, (length >> 5) + 2));
+  let hashes = new Int32Array(starts.length);
+  let count = 0;
+  let h = HASH_SEED;
+  let high = 0;
+  let start = 0;
+  for (let p = 0; p < length; p++) {
+    const c = bytes[p];
+    high |= c;
+    h = Math.imul(h ^ c, 16777619);
+    if (c === 10) {
+      if (count + 2 > starts.length) {
+        const grownStarts = new Int32Array(starts.length * 2);
+        grownStarts.set(starts);
+        starts = grownStarts;
+        const grownHashes = new Int32Array(starts.length);
+        grownHashes.set(hashes);
+        hashes = grownHashes;
+      }
+      hashes[count] = h ^ h >>> 15;
+      starts[count++] = start;
+      start = p + 1;
+      h = HASH_SEED;
+    }
+  }
+  if (start < length) {
+    if (count + 2 > starts.length) {
+      const grownStarts = new Int32Array(count + 2);
+      grownStarts.set(starts.subarray(0, count));
+      starts = grownStarts;
+      const grownHashes = new Int32Array(count + 2);
+      grownHashes.set(hashes.subarray(0, count));
+      hashes = grownHashes;
+    }
+    hashes[count] = h ^ h >>> 15;
+    starts[count++] = start;
+  }
+  starts[count] = length;
+  return {
+    bytes,
+    starts,
+    hashes,
+    count,
+    ascii: high < 128
+  };
+}
+function sameBytes(x, xs, y, ys, length) {
+  for (let k = 0; k < length; k++) if (x[xs + k] !== y[ys + k]) return false;
+  return true;
+}
+function numberLines(a, b) {
+  let bits = 4;
+  while (1 << bits < (a.count + b.count) * 2) bits++;
+  const capacity = 1 << bits;
+  const mask = capacity - 1;
+  const shift = 32 - bits;
+  const slotHash = new Int32Array(capacity);
+  const slotClass = new Int32Array(capacity);
+  const classes = a.count + b.count;
+  const classSide = new Uint8Array(classes);
+  const classStart = new Int32Array(classes);
+  const classLength = new Int32Array(classes);
+  let next = 0;
+  const number = (lines, side) => {
+    const { bytes, starts, hashes, count } = lines;
+    const out = new Int32Array(count);
+    const other = side === 0 ? b.bytes : a.bytes;
+    for (let i = 0; i < count; i++) {
+      const start = starts[i];
+      const length = starts[i + 1] - start;
+      const h = hashes[i];
+      let slot = Math.imul(h, 2654435761) >>> shift;
+      for (; ; ) {
+        const found = slotClass[slot];
+        if (found === 0) {
+          slotHash[slot] = h;
+          slotClass[slot] = next + 1;
+          classSide[next] = side;
+          classStart[next] = start;
+          classLength[next] = length;
+          out[i] = next++;
+          break;
+        }
+        const c = found - 1;
+        if (slotHash[slot] === h && classLength[c] === length && sameBytes(classSide[c] === side ? bytes : other, classStart[c], bytes, start, length)) {
+          out[i] = c;
+          break;
+        }
+        slot = slot + 1 & mask;
+      }
+    }
+    return out;
+  };
+  const ids = {
+    a: number(a, 0),
+    b: number(b, 1)
+  };
+  const countA = new Int32Array(next);
+  const countB = new Int32Array(next);
+  for (let i = 0; i < ids.a.length; i++) countA[ids.a[i]]++;
+  for (let i = 0; i < ids.b.length; i++) countB[ids.b[i]]++;
+  return {
+    ...ids,
+    classes: next,
+    countA,
+    countB
+  };
+}
+var { XDL_MAX_EQLIMIT, XDL_MAX_COST_MIN, XDL_HEUR_MIN_COST, XDL_SNAKE_CNT, XDL_K_HEUR, XDL_LINE_MAX } = SEARCH;
+var XDL_SIMSCAN_WINDOW = SIMSCAN_WINDOW;
+var XDL_KPDIS_RUN = KPDIS_RUN;
+function sideOf(ids, indent) {
+  return {
+    ids,
+    count: ids.length,
+    changed: new Uint8Array(ids.length + 2),
+    kept: new Int32Array(0),
+    keptIds: new Int32Array(0),
+    indent
+  };
+}
+function cleanMultiMatch(dis, i, s, e) {
+  if (i - s > XDL_SIMSCAN_WINDOW) s = i - XDL_SIMSCAN_WINDOW;
+  if (e - i > XDL_SIMSCAN_WINDOW) e = i + XDL_SIMSCAN_WINDOW;
+  let r;
+  let rdis0 = 0;
+  let rpdis0 = 1;
+  for (r = 1; i - r >= s; r++) {
+    const d = dis[i - r];
+    if (d === 0) rdis0++;
+    else if (d === 2) rpdis0++;
+    else break;
+  }
+  if (rdis0 === 0) return false;
+  let rdis1 = 0;
+  let rpdis1 = 1;
+  for (r = 1; i + r <= e; r++) {
+    const d = dis[i + r];
+    if (d === 0) rdis1++;
+    else if (d === 2) rpdis1++;
+    else break;
+  }
+  if (rdis1 === 0) return false;
+  rdis1 += rdis0;
+  rpdis1 += rpdis0;
+  return rpdis1 * XDL_KPDIS_RUN < rpdis1 + rdis1;
+}
+function prepare(x, y, countX, countY) {
+  let start = 0;
+  const limit = Math.min(x.count, y.count);
+  while (start < limit && x.ids[start] === y.ids[start]) start++;
+  let tail = 0;
+  while (tail < limit - start && x.ids[x.count - 1 - tail] === y.ids[y.count - 1 - tail]) tail++;
+  const keep = (side, otherCount) => {
+    const end = side.count - tail - 1;
+    const limitMatches = Math.min(bogoSqrt(side.count), XDL_MAX_EQLIMIT);
+    const dis = new Uint8Array(side.count + 1);
+    for (let i = start; i <= end; i++) {
+      const matches = otherCount[side.ids[i]];
+      dis[i] = matches === 0 ? 0 : matches >= limitMatches ? 2 : 1;
+    }
+    const kept = new Int32Array(Math.max(0, end - start + 1));
+    const keptIds = new Int32Array(kept.length);
+    let n = 0;
+    for (let i = start; i <= end; i++) {
+      if (dis[i] === 1 || dis[i] === 2 && !cleanMultiMatch(dis, i, start, end)) {
+        kept[n] = i;
+        keptIds[n++] = side.ids[i];
+      } else side.changed[i + 1] = 1;
+    }
+    side.kept = kept.subarray(0, n);
+    side.keptIds = keptIds.subarray(0, n);
+  };
+  keep(x, countY);
+  keep(y, countX);
+}
+function splitBox(h1, off1, lim1, h2, off2, lim2, kv, fbase, bbase, needMin, mxcost, split) {
+  const dmin = off1 - lim2;
+  const dmax = lim1 - off2;
+  const fmid = off1 - off2;
+  const bmid = lim1 - lim2;
+  const odd = (fmid - bmid & 1) !== 0;
+  let fmin = fmid;
+  let fmax = fmid;
+  let bmin = bmid;
+  let bmax = bmid;
+  let i1;
+  let i2;
+  let d;
+  kv[fbase + fmid] = off1;
+  kv[bbase + bmid] = lim1;
+  for (let ec = 1; ; ec++) {
+    let gotSnake = false;
+    if (fmin > dmin) kv[fbase + --fmin - 1] = -1;
+    else ++fmin;
+    if (fmax < dmax) kv[fbase + ++fmax + 1] = -1;
+    else --fmax;
+    for (d = fmax; d >= fmin; d -= 2) {
+      if (kv[fbase + d - 1] >= kv[fbase + d + 1]) i1 = kv[fbase + d - 1] + 1;
+      else i1 = kv[fbase + d + 1];
+      const prev1 = i1;
+      i2 = i1 - d;
+      while (i1 < lim1 && i2 < lim2 && h1[i1] === h2[i2]) {
+        i1++;
+        i2++;
+      }
+      if (i1 - prev1 > XDL_SNAKE_CNT) gotSnake = true;
+      kv[fbase + d] = i1;
+      if (odd && bmin <= d && d <= bmax && kv[bbase + d] <= i1) {
+        split[0] = i1;
+        split[1] = i2;
+        split[2] = 1;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (bmin > dmin) kv[bbase + --bmin - 1] = XDL_LINE_MAX;
+    else ++bmin;
+    if (bmax < dmax) kv[bbase + ++bmax + 1] = XDL_LINE_MAX;
+    else --bmax;
+    for (d = bmax; d >= bmin; d -= 2) {
+      if (kv[bbase + d - 1] < kv[bbase + d + 1]) i1 = kv[bbase + d - 1];
+      else i1 = kv[bbase + d + 1] - 1;
+      const prev1 = i1;
+      i2 = i1 - d;
+      while (i1 > off1 && i2 > off2 && h1[i1 - 1] === h2[i2 - 1]) {
+        i1--;
+        i2--;
+      }
+      if (prev1 - i1 > XDL_SNAKE_CNT) gotSnake = true;
+      kv[bbase + d] = i1;
+      if (!odd && fmin <= d && d <= fmax && i1 <= kv[fbase + d]) {
+        split[0] = i1;
+        split[1] = i2;
+        split[2] = 1;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (needMin) continue;
+    if (gotSnake && ec > XDL_HEUR_MIN_COST) {
+      let best = 0;
+      for (d = fmax; d >= fmin; d -= 2) {
+        const dd = d > fmid ? d - fmid : fmid - d;
+        i1 = kv[fbase + d];
+        i2 = i1 - d;
+        const v = i1 - off1 + (i2 - off2) - dd;
+        if (v > XDL_K_HEUR * ec && v > best && off1 + XDL_SNAKE_CNT <= i1 && i1 < lim1 && off2 + XDL_SNAKE_CNT <= i2 && i2 < lim2) {
+          for (let k = 1; h1[i1 - k] === h2[i2 - k]; k++) {
+            if (k === XDL_SNAKE_CNT) {
+              best = v;
+              split[0] = i1;
+              split[1] = i2;
+              break;
+            }
+          }
+        }
+      }
+      if (best > 0) {
+        split[2] = 1;
+        split[3] = 0;
+        return;
+      }
+      for (d = bmax; d >= bmin; d -= 2) {
+        const dd = d > bmid ? d - bmid : bmid - d;
+        i1 = kv[bbase + d];
+        i2 = i1 - d;
+        const v = lim1 - i1 + (lim2 - i2) - dd;
+        if (v > XDL_K_HEUR * ec && v > best && off1 < i1 && i1 <= lim1 - XDL_SNAKE_CNT && off2 < i2 && i2 <= lim2 - XDL_SNAKE_CNT) {
+          for (let k = 0; h1[i1 + k] === h2[i2 + k]; k++) {
+            if (k === XDL_SNAKE_CNT - 1) {
+              best = v;
+              split[0] = i1;
+              split[1] = i2;
+              break;
+            }
+          }
+        }
+      }
+      if (best > 0) {
+        split[2] = 0;
+        split[3] = 1;
+        return;
+      }
+    }
+    if (ec >= mxcost) {
+      let fbest = -1;
+      let fbest1 = -1;
+      for (d = fmax; d >= fmin; d -= 2) {
+        i1 = Math.min(kv[fbase + d], lim1);
+        i2 = i1 - d;
+        if (lim2 < i2) {
+          i1 = lim2 + d;
+          i2 = lim2;
+        }
+        if (fbest < i1 + i2) {
+          fbest = i1 + i2;
+          fbest1 = i1;
+        }
+      }
+      let bbest = XDL_LINE_MAX;
+      let bbest1 = XDL_LINE_MAX;
+      for (d = bmax; d >= bmin; d -= 2) {
+        i1 = Math.max(off1, kv[bbase + d]);
+        i2 = i1 - d;
+        if (i2 < off2) {
+          i1 = off2 + d;
+          i2 = off2;
+        }
+        if (i1 + i2 < bbest) {
+          bbest = i1 + i2;
+          bbest1 = i1;
+        }
+      }
+      if (lim1 + lim2 - bbest < fbest - (off1 + off2)) {
+        split[0] = fbest1;
+        split[1] = fbest - fbest1;
+        split[2] = 1;
+        split[3] = 0;
+      } else {
+        split[0] = bbest1;
+        split[1] = bbest - bbest1;
+        split[2] = 0;
+        split[3] = 1;
+      }
+      return;
+    }
+  }
+}
+function compareRecords(x, y, needMin) {
+  const h1 = x.keptIds;
+  const h2 = y.keptIds;
+  const ndiags = h1.length + h2.length + 3;
+  const kv = new Int32Array(2 * ndiags + 2);
+  const fbase = h2.length + 1;
+  const bbase = ndiags + h2.length + 1;
+  const mxcost = Math.max(bogoSqrt(ndiags), XDL_MAX_COST_MIN);
+  const split = new Int32Array(4);
+  const stack = [
+    0,
+    h1.length,
+    0,
+    h2.length,
+    needMin ? 1 : 0
+  ];
+  while (stack.length > 0) {
+    const min = stack.pop();
+    let lim2 = stack.pop();
+    let off2 = stack.pop();
+    let lim1 = stack.pop();
+    let off1 = stack.pop();
+    while (off1 < lim1 && off2 < lim2 && h1[off1] === h2[off2]) {
+      off1++;
+      off2++;
+    }
+    while (off1 < lim1 && off2 < lim2 && h1[lim1 - 1] === h2[lim2 - 1]) {
+      lim1--;
+      lim2--;
+    }
+    if (off1 === lim1) {
+      for (; off2 < lim2; off2++) y.changed[y.kept[off2] + 1] = 1;
+    } else if (off2 === lim2) {
+      for (; off1 < lim1; off1++) x.changed[x.kept[off1] + 1] = 1;
+    } else {
+      splitBox(h1, off1, lim1, h2, off2, lim2, kv, fbase, bbase, min === 1, mxcost, split);
+      const [s1, s2, minLow, minHigh] = split;
+      stack.push(s1, lim1, s2, lim2, minHigh, off1, s1, off2, s2, minLow);
+    }
+  }
+}
+var { MAX_INDENT, MAX_BLANKS, START_OF_FILE_PENALTY, END_OF_FILE_PENALTY, TOTAL_BLANK_WEIGHT, POST_BLANK_WEIGHT, RELATIVE_INDENT_PENALTY, RELATIVE_INDENT_WITH_BLANK_PENALTY, RELATIVE_OUTDENT_PENALTY, RELATIVE_OUTDENT_WITH_BLANK_PENALTY, RELATIVE_DEDENT_PENALTY, RELATIVE_DEDENT_WITH_BLANK_PENALTY, INDENT_WEIGHT, INDENT_HEURISTIC_MAX_SLIDING } = INDENT;
+function indentOfCodes(at, length) {
+  let indent = 0;
+  for (let k = 0; k < length; k++) {
+    const c = at(k);
+    if (c === 32) indent += 1;
+    else if (c === 9) indent += 8 - indent % 8;
+    else if (!(c === 10 || c === 11 || c === 12 || c === 13)) return indent;
+    if (indent >= MAX_INDENT) return MAX_INDENT;
+  }
+  return -1;
+}
+function scoreSplit(side, split, score) {
+  const endOfFile = split >= side.count;
+  const indent = endOfFile ? -1 : side.indent(split);
+  let preBlank = 0;
+  let preIndent = -1;
+  for (let i = split - 1; i >= 0; i--) {
+    preIndent = side.indent(i);
+    if (preIndent !== -1) break;
+    preBlank += 1;
+    if (preBlank === MAX_BLANKS) {
+      preIndent = 0;
+      break;
+    }
+  }
+  let postBlank = 0;
+  let postIndent = -1;
+  for (let i = split + 1; i < side.count; i++) {
+    postIndent = side.indent(i);
+    if (postIndent !== -1) break;
+    postBlank += 1;
+    if (postBlank === MAX_BLANKS) {
+      postIndent = 0;
+      break;
+    }
+  }
+  let penalty = 0;
+  if (preIndent === -1 && preBlank === 0) penalty += START_OF_FILE_PENALTY;
+  if (endOfFile) penalty += END_OF_FILE_PENALTY;
+  const blankAfter = indent === -1 ? 1 + postBlank : 0;
+  const totalBlank = preBlank + blankAfter;
+  penalty += TOTAL_BLANK_WEIGHT * totalBlank + POST_BLANK_WEIGHT * blankAfter;
+  const effective = indent !== -1 ? indent : postIndent;
+  const anyBlanks = totalBlank !== 0;
+  score[0] += effective;
+  if (effective === -1 || preIndent === -1) {
+  } else if (effective > preIndent) {
+    penalty += anyBlanks ? RELATIVE_INDENT_WITH_BLANK_PENALTY : RELATIVE_INDENT_PENALTY;
+  } else if (effective < preIndent) {
+    if (postIndent !== -1 && postIndent > effective) {
+      penalty += anyBlanks ? RELATIVE_OUTDENT_WITH_BLANK_PENALTY : RELATIVE_OUTDENT_PENALTY;
+    } else penalty += anyBlanks ? RELATIVE_DEDENT_WITH_BLANK_PENALTY : RELATIVE_DEDENT_PENALTY;
+  }
+  score[1] += penalty;
+}
+var ChangeGroup = class {
+  ids;
+  changed;
+  count;
+  start;
+  end;
+  constructor(ids, changed, count = ids.length) {
+    this.ids = ids;
+    this.changed = changed;
+    this.count = count;
+    this.start = 0;
+    this.end = 0;
+    while (changed[this.end + 1]) this.end++;
+  }
+  next() {
+    if (this.end === this.count) return false;
+    this.start = this.end + 1;
+    this.end = this.start;
+    while (this.changed[this.end + 1]) this.end++;
+    return true;
+  }
+  previous() {
+    if (this.start === 0) return false;
+    this.end = this.start - 1;
+    this.start = this.end;
+    while (this.changed[this.start]) this.start--;
+    return true;
+  }
+  slideDown() {
+    const { changed, ids, count } = this;
+    if (this.end < count && ids[this.start] === ids[this.end]) {
+      changed[this.start++ + 1] = 0;
+      changed[this.end++ + 1] = 1;
+      while (changed[this.end + 1]) this.end++;
+      return true;
+    }
+    return false;
+  }
+  slideUp() {
+    const { changed, ids } = this;
+    if (this.start > 0 && ids[this.start - 1] === ids[this.end - 1]) {
+      changed[--this.start + 1] = 1;
+      changed[--this.end + 1] = 0;
+      while (changed[this.start]) this.start--;
+      return true;
+    }
+    return false;
+  }
+};
+function broken() {
+  throw new Error("line diff: change groups out of step");
+}
+function compact(side, other, indentHeuristic = true) {
+  const g = new ChangeGroup(side.ids, side.changed, side.count);
+  const go = new ChangeGroup(other.ids, other.changed, other.count);
+  const score = new Int32Array(2);
+  for (; ; ) {
+    if (g.end !== g.start) {
+      let groupSize;
+      let earliestEnd;
+      let endMatchingOther;
+      do {
+        groupSize = g.end - g.start;
+        endMatchingOther = -1;
+        while (g.slideUp()) if (!go.previous()) broken();
+        earliestEnd = g.end;
+        if (go.end > go.start) endMatchingOther = g.end;
+        for (; ; ) {
+          if (!g.slideDown()) break;
+          if (!go.next()) broken();
+          if (go.end > go.start) endMatchingOther = g.end;
+        }
+      } while (groupSize !== g.end - g.start);
+      if (g.end === earliestEnd) {
+      } else if (endMatchingOther !== -1) {
+        while (go.end === go.start) {
+          if (!g.slideUp()) broken();
+          if (!go.previous()) broken();
+        }
+      } else if (indentHeuristic) {
+        let shift = earliestEnd;
+        if (g.end - groupSize - 1 > shift) shift = g.end - groupSize - 1;
+        if (g.end - INDENT_HEURISTIC_MAX_SLIDING > shift) shift = g.end - INDENT_HEURISTIC_MAX_SLIDING;
+        let bestShift = -1;
+        let bestIndent = 0;
+        let bestPenalty = 0;
+        for (; shift <= g.end; shift++) {
+          score[0] = 0;
+          score[1] = 0;
+          scoreSplit(side, shift, score);
+          scoreSplit(side, shift - groupSize, score);
+          const cmp = INDENT_WEIGHT * Math.sign(score[0] - bestIndent) + (score[1] - bestPenalty);
+          if (bestShift === -1 || cmp <= 0) {
+            bestIndent = score[0];
+            bestPenalty = score[1];
+            bestShift = shift;
+          }
+        }
+        while (g.end > bestShift) {
+          if (!g.slideUp()) broken();
+          if (!go.previous()) broken();
+        }
+      }
+    }
+    if (!g.next()) break;
+    if (!go.next()) broken();
+  }
+}
+function changesOf(x, y) {
+  const out = new Int32Array(4 * (x.count + y.count));
+  let n = 0;
+  let i1 = 0;
+  let i2 = 0;
+  const c1 = x.changed;
+  const c2 = y.changed;
+  while (i1 < x.count || i2 < y.count) {
+    if (c1[i1 + 1] || c2[i2 + 1]) {
+      const s1 = i1;
+      const s2 = i2;
+      while (c1[i1 + 1]) i1++;
+      while (c2[i2 + 1]) i2++;
+      out[n++] = s1;
+      out[n++] = s2;
+      out[n++] = i1 - s1;
+      out[n++] = i2 - s2;
+    } else {
+      i1++;
+      i2++;
+    }
+  }
+  return out.subarray(0, n);
+}
+function byteIndent(lines) {
+  const { bytes, starts } = lines;
+  return (line) => {
+    const start = starts[line];
+    return indentOfCodes((k) => bytes[start + k], starts[line + 1] - start);
+  };
+}
+function isUtf8(bytes, ascii) {
+  if (ascii) return true;
+  try {
+    fatalUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+var fatalUtf8 = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+var utf8 = new TextDecoder("utf-8", {
+  ignoreBOM: true
+});
+var Runs = class {
+  #utf8 = true;
+  /** The runs' bytes as they were (copies: a run may be a view of memory written again later), each with how it reads. */
+  #runs = [];
+  mode(utf82) {
+    if (utf82 === this.#utf8) return;
+    this.#flush();
+    this.#utf8 = utf82;
+  }
+  #flush() {
+    const run = this.take();
+    if (run.length) this.#runs.push({
+      bytes: run.slice(),
+      utf8: this.#utf8
+    });
+  }
+  text() {
+    this.#flush();
+    return this.#runs.map((run) => run.utf8 ? utf8.decode(run.bytes) : bytesToByteString(run.bytes)).join("");
+  }
+  /** The bytes of every run, in order. */
+  bytes() {
+    this.#flush();
+    return concatBytes2(this.#runs.map((run) => run.bytes));
+  }
+};
+function concatBytes2(parts) {
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+var ScanSink = class extends Runs {
+  scan;
+  #from;
+  constructor(scan) {
+    super(), this.scan = scan;
+    this.#from = scan.outEnd;
+  }
+  take() {
+    const run = this.scan.out(this.#from, this.scan.outEnd);
+    this.#from = this.scan.outEnd;
+    return run;
+  }
+  lines(b, prefix, from, to) {
+    this.scan.lines(b, prefix, from, to);
+  }
+  bytesOfA(prefix, start, end) {
+    this.scan.bytesOfA(prefix, start, end);
+  }
+  ascii(text) {
+    this.scan.ascii(text);
+  }
+};
+var ArraySink = class extends Runs {
+  a;
+  b;
+  #out;
+  #at;
+  constructor(a, b) {
+    super(), this.a = a, this.b = b, this.#at = 0;
+    this.#out = new Uint8Array(Math.max(1 << 16, a.bytes.length + b.bytes.length >> 2));
+  }
+  take() {
+    const run = this.#out.subarray(0, this.#at);
+    this.#at = 0;
+    return run;
+  }
+  #room(n) {
+    if (this.#at + n <= this.#out.length) return;
+    let size = this.#out.length * 2;
+    while (size < this.#at + n) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.#out.subarray(0, this.#at));
+    this.#out = grown;
+  }
+  ascii(text) {
+    this.#room(text.length);
+    const out = this.#out;
+    let at = this.#at;
+    for (let k = 0; k < text.length; k++) out[at++] = text.charCodeAt(k);
+    this.#at = at;
+  }
+  bytesOfA(prefix, start, end) {
+    this.#room(end - start + 1);
+    const out = this.#out;
+    const bytes = this.a.bytes;
+    let at = this.#at;
+    out[at++] = prefix;
+    for (let p = start; p < end; p++) out[at++] = bytes[p];
+    this.#at = at;
+  }
+  /** One pass over the lines' bytes (they lie next to each other), the prefix put after each newline but the last. */
+  lines(b, prefix, from, to) {
+    const { bytes, starts } = b ? this.b : this.a;
+    const start = starts[from];
+    const end = starts[to];
+    this.#room(end - start + (to - from));
+    const out = this.#out;
+    let at = this.#at;
+    out[at++] = prefix;
+    for (let p = start; p < end - 1; p++) {
+      const c = bytes[p];
+      out[at++] = c;
+      if (c === 10) out[at++] = prefix;
+    }
+    out[at++] = bytes[end - 1];
+    this.#at = at;
+  }
+};
+function utf8Prefix(bytes, start, end) {
+  let p = start;
+  while (p < end) {
+    const c = bytes[p];
+    const next = (k) => p + k < end && (bytes[p + k] & 192) === 128;
+    let length;
+    if (c < 128) length = 1;
+    else if ((c & 224) === 192) length = next(1) && (c & 254) !== 192 ? 2 : 0;
+    else if ((c & 240) === 224) {
+      const c1 = bytes[p + 1];
+      length = next(1) && next(2) && !(c === 224 && (c1 & 224) === 128) && !(c === 237 && (c1 & 224) === 160) && !(c === 239 && c1 === 191 && (bytes[p + 2] & 254) === 190) ? 3 : 0;
+    } else if ((c & 248) === 240) {
+      const c1 = bytes[p + 1];
+      length = next(1) && next(2) && next(3) && !(c === 240 && (c1 & 240) === 128) && !(c === 244 && c1 > 143) && c <= 244 ? 4 : 0;
+    } else length = 0;
+    if (length === 0) return p;
+    p += length;
+  }
+  return p;
+}
+function lastFunctionLine(bytes, starts, from, to, found) {
+  for (let i = from; i < to; i++) {
+    const c = bytes[starts[i]];
+    if (c >= 97 && c <= 122 || c >= 65 && c <= 90 || c === 95 || c === 36) found = i;
+  }
+  return found;
+}
+function range(start, count) {
+  const s = count === 0 ? start - 1 : start;
+  return count === 1 ? `${s}` : `${s},${count}`;
+}
+var SPACE = 32;
+var MINUS = 45;
+var PLUS = 43;
+var DEFAULT_ALGORITHM = {
+  search: null,
+  minimal: false
+};
+var UnifiedDiff = class {
+  bytes;
+  utf8;
+  add;
+  del;
+  #text;
+  constructor(bytes, utf82, add2, del, text) {
+    this.bytes = bytes;
+    this.utf8 = utf82;
+    this.add = add2;
+    this.del = del;
+    this.#text = text;
+  }
+  get text() {
+    return this.#text ??= this.utf8 ? utf8.decode(this.bytes) : bytesToByteString(this.bytes);
+  }
+};
+var NO_CHANGES = new UnifiedDiff(new Uint8Array(0), true, 0, 0);
+function unifiedDiff(before, after, context, engine = "wasm", algorithm = DEFAULT_ALGORITHM) {
+  const scan = engine !== "js" ? LineScan.of(before, after) : null;
+  let la;
+  let lb;
+  let changes = null;
+  if (scan) {
+    la = {
+      bytes: before,
+      get starts() {
+        return scan.aStarts;
+      },
+      hashes: new Int32Array(0),
+      count: scan.aCount,
+      ascii: scan.aAscii
+    };
+    lb = {
+      bytes: after,
+      get starts() {
+        return scan.bStarts;
+      },
+      hashes: new Int32Array(0),
+      count: scan.bCount,
+      ascii: scan.bAscii
+    };
+    if (engine === "wasm" && !algorithm.search && !algorithm.minimal) changes = scan.diff();
+  } else {
+    la = linesOf(before);
+    lb = linesOf(after);
+  }
+  if (!changes) {
+    const numbered = scan ? {
+      a: scan.aIds,
+      b: scan.bIds,
+      classes: scan.classes,
+      countA: scan.aCounts,
+      countB: scan.bCounts
+    } : numberLines(la, lb);
+    const x = sideOf(numbered.a, byteIndent(la));
+    const y = sideOf(numbered.b, byteIndent(lb));
+    if (algorithm.search) {
+      const [changedA, changedB] = algorithm.search(numbered.a, numbered.b, numbered.classes, algorithm.minimal);
+      x.changed.set(changedA);
+      y.changed.set(changedB);
+    } else {
+      prepare(x, y, numbered.countA, numbered.countB);
+      compareRecords(x, y, algorithm.minimal);
+    }
+    compact(x, y);
+    compact(y, x);
+    changes = changesOf(x, y);
+  }
+  if (changes.length === 0) return NO_CHANGES;
+  const utf8A = isUtf8(before, la.ascii);
+  const utf8B = isUtf8(after, lb.ascii);
+  const noEolA = la.count > 0 && before[before.length - 1] !== 10 ? la.count - 1 : -1;
+  const noEolB = lb.count > 0 && after[after.length - 1] !== 10 ? lb.count - 1 : -1;
+  const { add: add2, del } = changedLines(changes);
+  if (scan) {
+    try {
+      if (utf8A === utf8B) {
+        return new UnifiedDiff(scan.patch(changes, context, noEolA, noEolB).slice(), utf8A, add2, del);
+      }
+      const out2 = new ScanSink(scan);
+      writeHunks(out2, changes, context, {
+        before,
+        la,
+        lb,
+        utf8A,
+        utf8B,
+        noEolA,
+        noEolB
+      });
+      const text2 = out2.text();
+      return new UnifiedDiff(out2.bytes(), false, add2, del, text2);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+    }
+  }
+  const out = new ArraySink(la, lb);
+  writeHunks(out, changes, context, {
+    before,
+    la,
+    lb,
+    utf8A,
+    utf8B,
+    noEolA,
+    noEolB
+  });
+  const text = utf8A === utf8B ? void 0 : out.text();
+  return new UnifiedDiff(out.bytes(), utf8A && utf8B, add2, del, text);
+}
+function changedLines(changes) {
+  let add2 = 0;
+  let del = 0;
+  for (let k = 0; k < changes.length; k += 4) {
+    del += changes[k + 2];
+    add2 += changes[k + 3];
+  }
+  return {
+    add: add2,
+    del
+  };
+}
+function writeHunks(out, changes, context, files) {
+  const { before, la, lb, utf8A, utf8B, noEolA, noEolB } = files;
+  const run = (prefix, b, from, to) => {
+    if (from >= to) return;
+    out.mode(b ? utf8B : utf8A);
+    out.lines(b, prefix, from, to);
+    if (to - 1 === (b ? noEolB : noEolA)) out.ascii(NO_NEWLINE_MARKER);
+  };
+  let scanned = 0;
+  let found = -1;
+  const maxCommon = 2 * context;
+  const n = changes.length / 4;
+  for (let first = 0; first < n; ) {
+    let last = first;
+    while (last + 1 < n) {
+      const distance = changes[(last + 1) * 4] - (changes[last * 4] + changes[last * 4 + 2]);
+      if (distance > maxCommon) break;
+      last++;
+    }
+    const s1 = Math.max(changes[first * 4] - context, 0);
+    const s2 = Math.max(changes[first * 4 + 1] - context, 0);
+    const e1 = Math.min(changes[last * 4] + changes[last * 4 + 2] + context, la.count);
+    const e2 = Math.min(changes[last * 4 + 1] + changes[last * 4 + 3] + context, lb.count);
+    found = lastFunctionLine(before, la.starts, scanned, s1, found);
+    scanned = s1;
+    out.ascii(`@@ -${range(s1 + 1, e1 - s1)} +${range(s2 + 1, e2 - s2)} @@`);
+    if (found >= 0) {
+      const start = la.starts[found];
+      let end = Math.min(la.starts[found + 1], start + 80);
+      while (end > start && (before[end - 1] === 32 || before[end - 1] >= 9 && before[end - 1] <= 13)) end--;
+      end = utf8Prefix(before, start, end);
+      out.mode(utf8A);
+      out.bytesOfA(SPACE, start, end);
+    }
+    out.ascii("\n");
+    let i1 = s1;
+    for (let k = first; k <= last; k++) {
+      const c1 = changes[k * 4];
+      const c2 = changes[k * 4 + 1];
+      const chg1 = changes[k * 4 + 2];
+      const chg2 = changes[k * 4 + 3];
+      run(SPACE, false, i1, c1);
+      run(MINUS, false, c1, c1 + chg1);
+      run(PLUS, true, c2, c2 + chg2);
+      i1 = c1 + chg1;
+    }
+    run(SPACE, false, i1, e1);
+    first = last + 1;
+  }
+}
+
+// commands/git/diff/histogram.ts
+var HistogramLimit = class extends Error {
+};
+
+// commands/git/diff/diff.ts
+async function load(repo, path, side) {
+  if (!side) return {
+    bytes: new Uint8Array(),
+    oid: "0".repeat(40)
+  };
+  if (side.mode === MODE_GITLINK) {
+    if (side.kind === "blob") return {
+      bytes: subprojectText(side.oid),
+      oid: side.oid
+    };
+    const state = await submoduleState(repo, path, null, {
+      untracked: false
+    });
+    const oid = state?.head ?? "0".repeat(40);
+    return {
+      bytes: subprojectText(oid, state?.modified),
+      oid,
+      dirty: state?.modified
+    };
+  }
+  if (side.kind === "blob") return {
+    bytes: await repo.objects.readTyped(side.oid, "blob"),
+    oid: side.oid
+  };
+  const info = lstatTracked(repo, path);
+  const bytes = info ? await worktreeBlob(repo, path, info) : new Uint8Array();
+  return {
+    bytes,
+    oid: await sha1(objectHeader("blob", bytes.length), bytes)
+  };
+}
+var isLink = (side) => side?.mode === MODE_LINK;
+var PatchParts = class {
+  #parts = [];
+  add(part) {
+    this.#parts.push(part);
+  }
+  bytes() {
+    return concatBytes2(this.#parts.map((part) => typeof part === "string" ? encoder2.encode(part) : part.bytes));
+  }
+  text() {
+    return this.#parts.map((part) => typeof part === "string" ? part : part.text).join("");
+  }
+};
+var DEFAULT_PREFIXES = {
+  a: "a/",
+  b: "b/"
+};
+var BUILTIN_DRIVERS = /* @__PURE__ */ new Set([
+  "ada",
+  "bash",
+  "bibtex",
+  "cpp",
+  "csharp",
+  "css",
+  "dts",
+  "elixir",
+  "fortran",
+  "fountain",
+  "golang",
+  "html",
+  "java",
+  "kotlin",
+  "markdown",
+  "matlab",
+  "objc",
+  "pascal",
+  "perl",
+  "php",
+  "python",
+  "ruby",
+  "rust",
+  "scheme",
+  "tex"
+]);
+function driverFunctionLines(repo, attribute) {
+  if (typeof attribute !== "string") return false;
+  return BUILTIN_DRIVERS.has(attribute) || repo.config.get(`diff.${attribute}.xfuncname`) !== void 0 || repo.config.get(`diff.${attribute}.funcname`) !== void 0;
+}
+function diffDriver(repo, path, attribute) {
+  if (attribute === false) return "binary";
+  if (attribute === true) return "text";
+  if (typeof attribute !== "string") return "auto";
+  if (repo.config.get(`diff.${attribute}.textconv`) !== void 0) {
+    throw new PtermError("UnsupportedFilter", `${quoteName(path, repo.quotePath)} has the diff driver \`${attribute}\` (.gitattributes), whose diff.${attribute}.textconv has git run a program on both sides and diff (and count) its output; pterm runs no programs, so it cannot give git's diff of it: leave the path out (\`-- <other paths>\`), or diff it with the real git.`);
+  }
+  const binary = repo.config.get(`diff.${attribute}.binary`);
+  if (binary === void 0) return "auto";
+  return repo.config.getBool(`diff.${attribute}.binary`, false) ? "binary" : "text";
+}
+async function renderDiff(repo, changes, options = {}) {
+  const context = options.context ?? 3;
+  const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
+  const prefixes = options.prefixes ?? DEFAULT_PREFIXES;
+  const files = [];
+  const binarySizes = /* @__PURE__ */ new Map();
+  const notUtf8 = /* @__PURE__ */ new Set();
+  const otherFunctionLines = /* @__PURE__ */ new Map();
+  const unmerged = [];
+  const patch = new PatchParts();
+  let additions = 0;
+  let deletions = 0;
+  for (const change of [
+    ...changes
+  ].sort((a, b) => comparePaths(a.path, b.path))) {
+    if (change.unmerged) {
+      unmerged.push(change.path);
+      patch.add(`* Unmerged path ${change.path}
+`);
+      if (!change.old && !change.new) continue;
+    }
+    const split = change.old && change.new && isLink(change.old) !== isLink(change.new);
+    const parts = split ? [
+      {
+        path: change.path,
+        old: change.old,
+        new: null
+      },
+      {
+        path: change.path,
+        old: null,
+        new: change.new
+      }
+    ] : [
+      change
+    ];
+    let fileAdd = 0;
+    let fileDel = 0;
+    let binary = false;
+    let printed = false;
+    for (const part of parts) {
+      const oldPath = part.oldPath ?? part.path;
+      const before = await load(repo, oldPath, part.old);
+      const after = await load(repo, part.path, part.new);
+      const oldMode = part.old?.mode ?? null;
+      const newMode = part.new?.mode ?? null;
+      if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
+      const a = part.old ? quoteName(`${prefixes.a}${oldPath}`, repo.quotePath) : "/dev/null";
+      const b = part.new ? quoteName(`${prefixes.b}${part.path}`, repo.quotePath) : "/dev/null";
+      const aTab = part.old && oldPath.includes(" ") ? "	" : "";
+      const bTab = part.new && part.path.includes(" ") ? "	" : "";
+      let header = `diff --git ${quoteName(`${prefixes.a}${oldPath}`, repo.quotePath)} ${quoteName(`${prefixes.b}${part.path}`, repo.quotePath)}
+`;
+      if (!part.old) header += `new file mode ${newMode}
+`;
+      else if (!part.new) header += `deleted file mode ${oldMode}
+`;
+      else if (oldMode !== newMode) header += `old mode ${oldMode}
+new mode ${newMode}
+`;
+      if (part.oldPath) {
+        header += `similarity index ${similarityPercent(part.score ?? MAX_SCORE)}%
+rename from ${quoteName(part.oldPath, repo.quotePath)}
+rename to ${quoteName(part.path, repo.quotePath)}
+`;
+      }
+      const sameMode = part.old && part.new && oldMode === newMode;
+      if (before.oid !== after.oid) {
+        header += `index ${abbreviate(repo, before.oid)}..${abbreviate(repo, after.oid)}${sameMode ? ` ${oldMode}` : ""}
+`;
+      }
+      patch.add(header);
+      printed = true;
+      const attribute = (await conversionFor(repo).plan(part.path)).diff;
+      const driver = diffDriver(repo, part.path, attribute);
+      if (before.oid === after.oid && !after.dirty) {
+        if (driver === "binary" || driver === "auto" && looksBinary(before.bytes)) binary = true;
+        continue;
+      }
+      if (driver === "binary" || driver === "auto" && (looksBinary(before.bytes) || looksBinary(after.bytes))) {
+        binary = true;
+        binarySizes.set(change.path, [
+          before.bytes.length,
+          after.bytes.length
+        ]);
+        patch.add(`Binary files ${a} and ${b} differ
+`);
+        continue;
+      }
+      if (before.bytes.length === 0 && after.bytes.length === 0) continue;
+      patch.add(`--- ${a}${aTab}
++++ ${b}${bTab}
+`);
+      let hunks;
+      try {
+        hunks = unifiedDiff(before.bytes, after.bytes, context, "wasm", algorithm);
+      } catch (error) {
+        if (!(error instanceof HistogramLimit)) throw error;
+        throw new PtermError("UnsupportedFormat", `git's histogram diff gives up on ${quoteName(change.path, repo.quotePath)} (more than 64 different lines fall in one chain of its hash table), and real git stops there too ("unable to generate diff"): diff it with \`--diff-algorithm=myers\`.`);
+      }
+      patch.add(hunks);
+      if (!hunks.utf8) notUtf8.add(change.path);
+      if (hunks.bytes.length && driverFunctionLines(repo, attribute)) otherFunctionLines.set(part.path, `${attribute}`);
+      if (before.oid === after.oid) continue;
+      fileAdd += hunks.add;
+      fileDel += hunks.del;
+    }
+    const status2 = change.oldPath ? "renamed" : split ? "typechange" : !change.old ? "added" : !change.new ? "deleted" : "modified";
+    if (!printed) continue;
+    additions += fileAdd;
+    deletions += fileDel;
+    files.push({
+      path: change.path,
+      ...change.oldPath ? {
+        old_path: change.oldPath,
+        similarity: similarityPercent(change.score ?? MAX_SCORE)
+      } : {},
+      status: status2,
+      old_mode: change.old?.mode ?? null,
+      new_mode: change.new?.mode ?? null,
+      binary,
+      additions: fileAdd,
+      deletions: fileDel
+    });
+  }
+  const patchBytes = patch.bytes();
+  let text;
+  return {
+    patchBytes,
+    get patch() {
+      return text ??= patch.text();
+    },
+    notUtf8: [
+      ...notUtf8
+    ],
+    otherFunctionLines,
+    unmerged,
+    files,
+    additions,
+    deletions,
+    binarySizes,
+    quotePath: repo.quotePath
+  };
+}
+function renameName(a, b, quotePath) {
+  const quotedA = quoteName(a, quotePath);
+  const quotedB = quoteName(b, quotePath);
+  if (quotedA !== a || quotedB !== b) return `${quotedA} => ${quotedB}`;
+  let prefix = 0;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) {
+    if (a[i] === "/") prefix = i + 1;
+    i++;
+  }
+  let suffix = 0;
+  let ia = a.length;
+  let ib = b.length;
+  const floor = prefix - (prefix ? 1 : 0);
+  const at = (s, k) => k === s.length ? "" : s[k];
+  while (ia >= floor && ib >= floor && at(a, ia) === at(b, ib)) {
+    if (at(a, ia) === "/") suffix = a.length - ia;
+    ia--;
+    ib--;
+  }
+  const aMid = Math.max(0, a.length - prefix - suffix);
+  const bMid = Math.max(0, b.length - prefix - suffix);
+  const middle = `${a.slice(prefix, prefix + aMid)} => ${b.slice(prefix, prefix + bMid)}`;
+  return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
+}
+var strictUtf82 = new TextDecoder("utf-8", {
+  fatal: true
+});
+function statSummary(files) {
+  if (files.length === 0) return " 0 files changed\n";
+  let insertions = 0;
+  let deletions = 0;
+  for (const f of files) {
+    if (f.binary) continue;
+    insertions += f.additions;
+    deletions += f.deletions;
+  }
+  let summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
+  if (insertions || deletions === 0) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || insertions === 0) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return summary + "\n";
+}
+function renderShortStat(rendered) {
+  return rendered.files.length || rendered.unmerged?.length ? statSummary(rendered.files) : "";
+}
+async function findRenames(repo, changes, minScore = DEFAULT_RENAME_SCORE) {
+  const deleted = /* @__PURE__ */ new Map();
+  const added = /* @__PURE__ */ new Map();
+  for (const c of changes) {
+    if (c.old && !c.new) {
+      deleted.set(c.path, {
+        oid: c.old.kind === "blob" ? c.old.oid : "",
+        mode: c.old.mode,
+        side: c.old
+      });
+    }
+    if (!c.old && c.new) {
+      added.set(c.path, {
+        oid: c.new.kind === "blob" ? c.new.oid : `worktree:${c.path}`,
+        mode: c.new.mode,
+        side: c.new
+      });
+    }
+  }
+  if (deleted.size === 0 || added.size === 0) return [
+    ...changes
+  ];
+  for (const [path, entry] of added) {
+    if (entry.side?.kind === "worktree") entry.oid = (await load(repo, path, entry.side)).oid;
+  }
+  const renames = await detectRenames(deleted, added, async (path, entry) => (await load(repo, path, entry.side)).bytes, minScore);
+  if (renames.length === 0) return [
+    ...changes
+  ];
+  const from = new Map(renames.map((r) => [
+    r.from,
+    r
+  ]));
+  const to = new Map(renames.map((r) => [
+    r.to,
+    r
+  ]));
+  const out = [];
+  for (const c of changes) {
+    if (c.old && !c.new && from.has(c.path)) continue;
+    const rename = !c.old && c.new ? to.get(c.path) : void 0;
+    if (rename) {
+      out.push({
+        path: c.path,
+        old: deleted.get(rename.from).side,
+        new: c.new,
+        oldPath: rename.from,
+        score: rename.score
+      });
+    } else out.push(c);
+  }
+  return out;
+}
+
+// commands/git/diff/summary.ts
+function renderSummary(files, quotePath) {
+  let out = "";
+  for (const file of files) {
+    const name = quoteName(file.path, quotePath);
+    if (file.status === "added") out += ` create mode ${file.new_mode} ${name}
+`;
+    else if (file.status === "deleted") out += ` delete mode ${file.old_mode} ${name}
+`;
+    else if (file.status === "renamed") {
+      out += ` rename ${renameName(file.old_path, file.path, quotePath)} (${file.similarity}%)
+`;
+      if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
+        out += ` mode change ${file.old_mode} => ${file.new_mode}
+`;
+      }
+    } else if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
+      out += ` mode change ${file.old_mode} => ${file.new_mode} ${name}
+`;
+    }
+  }
+  return out;
+}
+
+// commands/git/history/pretty.ts
+var DAYS = [
+  "Sun",
+  "Mon",
+  "Tue",
+  "Wed",
+  "Thu",
+  "Fri",
+  "Sat"
+];
+var MONTHS = [
+  "Jan",
+  "Feb",
+  "Mar",
+  "Apr",
+  "May",
+  "Jun",
+  "Jul",
+  "Aug",
+  "Sep",
+  "Oct",
+  "Nov",
+  "Dec"
+];
+var two = (n) => String(n).padStart(2, "0");
+function zone(minutes, colon) {
+  const sign = minutes < 0 ? "-" : "+";
+  const abs = Math.abs(minutes);
+  return `${sign}${two(Math.floor(abs / 60))}${colon ? ":" : ""}${two(abs % 60)}`;
+}
+function formatDate(sig, mode, now = Date.now() / 1e3) {
+  if (mode === "unix") return String(sig.timestamp);
+  if (mode === "raw") return `${sig.timestamp} ${zone(sig.tzOffset, false)}`;
+  if (mode === "relative") return relativeDate(sig.timestamp, now);
+  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3);
+  const y = local.getUTCFullYear();
+  const mo = local.getUTCMonth();
+  const d = local.getUTCDate();
+  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
+  switch (mode) {
+    case "short":
+      return `${y}-${two(mo + 1)}-${two(d)}`;
+    case "iso":
+      return `${y}-${two(mo + 1)}-${two(d)} ${time} ${zone(sig.tzOffset, false)}`;
+    case "iso-strict":
+      return `${y}-${two(mo + 1)}-${two(d)}T${time}${zone(sig.tzOffset, true)}`;
+    case "rfc":
+      return `${DAYS[local.getUTCDay()]}, ${d} ${MONTHS[mo]} ${y} ${time} ${zone(sig.tzOffset, false)}`;
+    default:
+      return `${DAYS[local.getUTCDay()]} ${MONTHS[mo]} ${d} ${time} ${y} ${zone(sig.tzOffset, false)}`;
+  }
+}
+function relativeDate(timestamp, now) {
+  const when = Math.floor(now);
+  if (timestamp > when) return "in the future";
+  let diff = when - timestamp;
+  const ago = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  if (diff < 90) return ago(diff, "second");
+  diff = Math.floor((diff + 30) / 60);
+  if (diff < 90) return ago(diff, "minute");
+  diff = Math.floor((diff + 30) / 60);
+  if (diff < 36) return ago(diff, "hour");
+  diff = Math.floor((diff + 12) / 24);
+  if (diff < 14) return ago(diff, "day");
+  if (diff < 70) return ago(Math.floor((diff + 3) / 7), "week");
+  if (diff < 365) return ago(Math.floor((diff + 15) / 30), "month");
+  if (diff < 1825) {
+    const totalMonths = Math.floor((diff * 12 * 2 + 365) / (365 * 2));
+    const years = Math.floor(totalMonths / 12);
+    const months = totalMonths % 12;
+    if (months) {
+      return `${years} ${years === 1 ? "year" : "years"}, ${months} ${months === 1 ? "month" : "months"} ago`;
+    }
+    return ago(years, "year");
+  }
+  return ago(Math.floor((diff + 183) / 365), "year");
+}
+
+// commands/git/porcelain/summary_text.ts
+async function treeChanges(repo, from, to) {
+  const out = [];
+  const entries = async (tree) => new Map(tree ? parseTree(await repo.objects.readTyped(tree, "tree"), tree).map((e) => [
+    e.name,
+    e
+  ]) : []);
+  const walk2 = async (a, b, prefix) => {
+    if (a === b) return;
+    const [before, after] = [
+      await entries(a),
+      await entries(b)
+    ];
+    for (const name of /* @__PURE__ */ new Set([
+      ...before.keys(),
+      ...after.keys()
+    ])) {
+      const x = before.get(name);
+      const y = after.get(name);
+      if (x && y && x.oid === y.oid && x.mode === y.mode) continue;
+      const xTree = x?.mode === MODE_TREE ? x.oid : null;
+      const yTree = y?.mode === MODE_TREE ? y.oid : null;
+      if (xTree || yTree) await walk2(xTree, yTree, `${prefix}${name}/`);
+      const oldFile = x && !xTree ? {
+        kind: "blob",
+        oid: x.oid,
+        mode: x.mode
+      } : null;
+      const newFile = y && !yTree ? {
+        kind: "blob",
+        oid: y.oid,
+        mode: y.mode
+      } : null;
+      if (oldFile || newFile) out.push({
+        path: `${prefix}${name}`,
+        old: oldFile,
+        new: newFile
+      });
+    }
+  };
+  await walk2(from, to, "");
+  return out.sort((a, b) => comparePaths(a.path, b.path));
+}
+async function commitChanges(repo, oid) {
+  const commit2 = await readCommit(repo, oid);
+  const parentTree = commit2.parents.length ? (await readCommit(repo, commit2.parents[0])).tree : null;
+  return await treeChanges(repo, parentTree, commit2.tree);
+}
+async function commitSummaryText(repo, oid, options) {
+  const commit2 = await readCommit(repo, oid);
+  const branch = readHead(repo).branch;
+  let text = `[${branch ?? "detached HEAD"}${options.initial ? " (root-commit)" : ""} ${abbreviate(repo, oid)}] ${splitMessage(commit2.message).subject}
+`;
+  const author = `${commit2.author.name} <${commit2.author.email}>`;
+  if (author !== `${commit2.committer.name} <${commit2.committer.email}>`) text += ` Author: ${author}
+`;
+  if (options.showDate) text += ` Date: ${formatDate(commit2.author, "default")}
+`;
+  if (commit2.parents.length > 1) return text;
+  const rendered = await renderDiff(repo, await findRenames(repo, await commitChanges(repo, oid)));
+  return text + renderShortStat(rendered) + renderSummary(rendered.files, repo.quotePath);
+}
+
 // commands/git/handlers/commit.ts
 function commitMessage(ctx, warnings) {
   const parts = ctx.flags.message;
@@ -8655,6 +10805,7 @@ function commitMessage(ctx, warnings) {
 var commit = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
   const author = authorOf(ctx, repo);
+  const committer = repositoryIdentity(repo.config, ctx.config, "committer");
   const warnings = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
@@ -8669,6 +10820,8 @@ var commit = async (ctx) => {
   if (only.length && ctx.flags.all) {
     throw new PtermError("InvalidArgs", "give paths or -a, not both: `git commit -a` commits every tracked change.");
   }
+  const showDate = amend || sequenceInProgress(repo) === "cherry-pick";
+  const initial = !amend && readHead(repo).oid === null;
   const id = await withRepoLock(repo, async () => {
     let index = loadIndex(repo);
     if (ctx.flags.all) await stageTracked(ctx, repo, index, policy, []);
@@ -8694,6 +10847,7 @@ var commit = async (ctx) => {
     return await commitIndex(repo, index, {
       message,
       author,
+      committer,
       ...amend ? {} : await sequenceCommitOptions(repo, ctx.flags.author !== void 0),
       allowEmpty: ctx.flags["allow-empty"],
       amend: amend ? {
@@ -8713,8 +10867,10 @@ var commit = async (ctx) => {
     "post-commit"
   ]);
   if (hooks) warnings.push(hooks);
-  ctx.stdout.write(`[${branch ?? "detached HEAD"} ${made.short_id}] ${made.subject}
-`);
+  ctx.stdout.write(await commitSummaryText(repo, id, {
+    showDate,
+    initial
+  }));
   for (const warning of warnings) ctx.stderr.write(`[Warning] ${warning}
 `);
   return {
@@ -9280,7 +11436,6 @@ export {
   refuseGitDirectoriesAfter,
   ExecutedPathGuard,
   serveHandler,
-  looksBinary,
   basic_exports
 };
 export { basic_exports as handlerModule };

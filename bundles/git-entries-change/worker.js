@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-S6Y6SV6S.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-TGBQMQXZ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -924,10 +924,10 @@ function authorFromConfig(section) {
     ...DEFAULT_AUTHOR
   };
 }
-function repositoryIdentity(config, ptermSection) {
+function repositoryIdentity(config, ptermSection, role = "author") {
   const fallback = authorFromConfig(ptermSection);
-  const name = config.get("author.name") ?? config.get("user.name");
-  const email = config.get("author.email") ?? config.get("user.email");
+  const name = config.get(`${role}.name`) ?? config.get("user.name");
+  const email = config.get(`${role}.email`) ?? config.get("user.email");
   return {
     name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
     email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
@@ -2447,17 +2447,44 @@ function verifyIndexPath(path, isLink2 = false) {
 var GitConfig = class {
   /** `section.subsection.key` (section and key lower-cased) → values in file order. */
   values = /* @__PURE__ */ new Map();
+  /** Keys whose last value is the command line's (`override`), so a bad one is blamed on the call's words. */
+  #fromCommandLine = /* @__PURE__ */ new Set();
   get(key) {
     const list = this.values.get(normalizeKey(key));
     return list?.[list.length - 1];
   }
+  /**
+   * A boolean as git reads one (config.c's git_config_bool): a key with no `=` is true, an empty value
+   * false, true/yes/on and false/no/off in any case, or an integer (non-zero is true). Any other value
+   * stops the call with git's own complaint, naming the key, where git dies too.
+   */
   getBool(key, fallback) {
     const value = this.get(key);
     if (value === void 0) return fallback;
-    const v = value.toLowerCase();
-    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
-    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
-    return fallback;
+    const parsed = parseGitBool(value);
+    if (parsed === null && this.#fromCommandLine.has(normalizeKey(key))) {
+      throw new PtermError("InvalidArgs", `git: -c ${key}=${value}: bad boolean config value '${value}' for '${normalizeKey(key)}'; give true or false.`, {
+        helpFor: "git"
+      });
+    }
+    if (parsed === null) {
+      throw new PtermError("InvalidConfig", `bad boolean config value '${value}' for '${normalizeKey(key)}': set it to true or false with the real git (\`git config ${normalizeKey(key)} false\`).`);
+    }
+    return parsed;
+  }
+  /**
+   * The settings of the command line (git's `-c key=value`, `-c key` alone for true) over the file's: each
+   * is the last value of its key, as git reads the command line's scope after every file.
+   */
+  override(settings) {
+    for (const [key, value] of settings) {
+      const normalized = normalizeKey(key);
+      this.#fromCommandLine.add(normalized);
+      this.values.set(normalized, [
+        ...this.values.get(normalized) ?? [],
+        value
+      ]);
+    }
   }
   keys() {
     return [
@@ -2465,6 +2492,13 @@ var GitConfig = class {
     ];
   }
 };
+function parseGitBool(value) {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "yes" || v === "on") return true;
+  if (v === "" || v === "false" || v === "no" || v === "off") return false;
+  if (/^[-+]?\d+[kmg]?$/i.test(v)) return !/^[-+]?0+[kmg]?$/i.test(v);
+  return null;
+}
 function normalizeKey(key) {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
@@ -5742,7 +5776,7 @@ function excludePtermState(gitdir) {
   Deno.writeTextFileSync(path, (text && !text.endsWith("\n") ? text + "\n" : text) + addition);
   return true;
 }
-function openRepo(dir, label = dir, root) {
+function openRepo(dir, label = dir, root, commandLine = []) {
   const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
   if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
     throw new PtermError("NotARepository", kind === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
@@ -5763,6 +5797,7 @@ function openRepo(dir, label = dir, root) {
     } catch {
     }
   }
+  config.override(commandLine);
   const worktree = kind === "folder" ? config.get("core.worktree") : void 0;
   if (worktree !== void 0) {
     let target = null;
@@ -5806,6 +5841,7 @@ function openRepo(dir, label = dir, root) {
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
     quotePath: config.getBool("core.quotepath", true),
+    commandLine,
     label,
     root
   };
@@ -6995,6 +7031,13 @@ async function resetIndexTo(repo, index, tree, specs) {
 }
 
 // commands/git/diff/renames.ts
+var renames_exports = {};
+__export(renames_exports, {
+  DEFAULT_RENAME_SCORE: () => DEFAULT_RENAME_SCORE,
+  MAX_SCORE: () => MAX_SCORE,
+  detectRenames: () => detectRenames,
+  similarityPercent: () => similarityPercent
+});
 var MAX_SCORE = 6e4;
 var DEFAULT_RENAME_SCORE = 3e4;
 var PAIR_LIMIT = 500 * 500;
@@ -7222,7 +7265,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-KKUNYRLF.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-I7DS2VQT.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -8743,8 +8786,13 @@ async function commitIndex(repo, index, options) {
       throw new PtermError("NothingToCommit", amended ? "amending would make the last commit empty (its tree would equal its parent's); pass --allow-empty to do it anyway." : "nothing to commit: the index is the same as HEAD. Stage changes with `git add` first (see `git status`), or pass --allow-empty.");
     }
   }
-  const signature = signatureNow(options.author);
-  const author = options.authorSignature ?? (amended && options.amend?.keepAuthor ? amended.author : signature);
+  const signature = signatureNow(options.committer ?? options.author);
+  const authored = signatureNow(options.author);
+  const author = options.authorSignature ?? (amended ? options.amend?.keepAuthor ? amended.author : {
+    ...authored,
+    timestamp: amended.author.timestamp,
+    tzOffset: amended.author.tzOffset
+  } : authored);
   const oid = await repo.objects.write("commit", serializeCommit({
     tree,
     parents,
@@ -8859,6 +8907,7 @@ function readRebaseFile(repo, name) {
     return null;
   }
 }
+var readState = readRebaseFile;
 function parseSteps(text) {
   if (text === null) return [];
   const steps = [];
@@ -8875,6 +8924,62 @@ function parseSteps(text) {
     });
   }
   return steps;
+}
+function rebaseStatusLines(repo, unmerged, hints) {
+  if (rebaseStateDir(repo) !== DIR) return null;
+  const abbrevLine = (step) => `   ${step.line.replace(/^(\S+ )([0-9a-f]{40})\b/, (_, verb, oid) => verb + abbreviate(repo, oid))}`;
+  const read = (name) => {
+    try {
+      return parseSteps(readState(repo, name));
+    } catch {
+      return [];
+    }
+  };
+  const done = read("done");
+  const todo = read("git-rebase-todo");
+  const onto = readState(repo, "onto")?.trim() ?? "";
+  const ontoShort = /^[0-9a-f]{40}$/.test(onto) ? abbreviate(repo, onto) : onto;
+  const headName = readState(repo, "head-name")?.trim() ?? "";
+  const branch2 = headName.startsWith("refs/heads/") ? headName.slice(11) : null;
+  const lines = [];
+  if (done.length === 0) lines.push("No commands done.");
+  else {
+    lines.push(done.length === 1 ? "Last command done (1 command done):" : `Last commands done (${done.length} commands done):`);
+    for (const step of done.slice(-2)) lines.push(abbrevLine(step));
+    if (done.length > 2 && hints) lines.push(`  (see more in file .git/${DIR}/done)`);
+  }
+  if (todo.length === 0) lines.push("No commands remaining.");
+  else {
+    lines.push(todo.length === 1 ? "Next command to do (1 remaining command):" : `Next commands to do (${todo.length} remaining commands):`);
+    for (const step of todo.slice(0, 2)) lines.push(abbrevLine(step));
+    if (hints) lines.push('  (use "git rebase --edit-todo" to view and edit)');
+  }
+  const rebasing = branch2 ? `You are currently rebasing branch '${branch2}' on '${ontoShort}'.` : "You are currently rebasing.";
+  let stopState = "conflicts";
+  try {
+    Deno.statSync(`${repo.gitdir}/MERGE_MSG`);
+  } catch {
+    stopState = "editing";
+  }
+  if (unmerged) {
+    lines.push(rebasing);
+    if (hints) {
+      lines.push('  (fix conflicts and then run "git rebase --continue")', '  (use "git rebase --skip" to skip this patch)', '  (use "git rebase --abort" to check out the original branch)');
+    }
+  } else if (stopState === "conflicts") {
+    lines.push(rebasing);
+    if (hints) lines.push('  (all conflicts fixed: run "git rebase --continue")');
+  } else {
+    lines.push(branch2 ? `You are currently editing a commit while rebasing branch '${branch2}' on '${ontoShort}'.` : "You are currently editing a commit during a rebase.");
+    if (hints) {
+      lines.push('  (use "git commit --amend" to amend the current commit)', '  (use "git rebase --continue" once you are satisfied with your changes)');
+    }
+  }
+  lines.push("");
+  return {
+    branchLine: `interactive rebase in progress; onto ${ontoShort}`,
+    lines
+  };
 }
 
 // commands/git/repo/submodule.ts
@@ -9336,6 +9441,54 @@ async function computeStatus(repo, index, policy, options, work) {
     ].filter((p) => index.entries.get(p)?.mode === S_IFGITLINK))
   };
 }
+async function stagedRenames(repo, index, report) {
+  const deletedPaths = [
+    ...report.staged
+  ].filter(([, c]) => c === "D").map(([p]) => p);
+  const addedPaths = [
+    ...report.staged
+  ].filter(([, c]) => c === "A").map(([p]) => p);
+  const setting = repo.config.get("status.renames") ?? repo.config.get("diff.renames") ?? "true";
+  const off = [
+    "false",
+    "no",
+    "off",
+    "0"
+  ].includes(setting.trim().toLowerCase());
+  if (off || deletedPaths.length === 0 || addedPaths.length === 0 || !report.head) return /* @__PURE__ */ new Map();
+  const { detectRenames: detectRenames2 } = await Promise.resolve(renames_exports);
+  const headTree2 = parseCommit(await repo.objects.readTyped(report.head, "commit")).tree;
+  const inHead = await flattenTree(repo, headTree2);
+  const deleted = new Map(deletedPaths.flatMap((p) => {
+    const entry = inHead.get(p);
+    return entry ? [
+      [
+        p,
+        {
+          oid: entry.oid,
+          mode: entry.mode
+        }
+      ]
+    ] : [];
+  }));
+  const added = new Map(addedPaths.flatMap((p) => {
+    const entry = index.entries.get(p);
+    return entry ? [
+      [
+        p,
+        {
+          oid: entry.oid,
+          mode: modeToTreeMode(entry.mode)
+        }
+      ]
+    ] : [];
+  }));
+  const renames = await detectRenames2(deleted, added, (_path, side) => repo.objects.readTyped(side.oid, "blob"));
+  return new Map(renames.map((r) => [
+    r.to,
+    r.from
+  ]));
+}
 var UNMERGED_CODES = [
   "",
   "DD",
@@ -9350,6 +9503,50 @@ function unmergedCode(stages) {
   let mask = 0;
   for (const entry of stages) if (entry.stage >= 1 && entry.stage <= 3) mask |= 1 << entry.stage - 1;
   return UNMERGED_CODES[mask] || "UU";
+}
+var UNMERGED_LABELS = {
+  DD: "both deleted:",
+  AU: "added by us:",
+  UD: "deleted by them:",
+  UA: "added by them:",
+  DU: "deleted by us:",
+  AA: "both added:",
+  UU: "both modified:"
+};
+function statusFiles(report, renames = /* @__PURE__ */ new Map()) {
+  const renamedFrom = new Set(renames.values());
+  const paths = /* @__PURE__ */ new Set([
+    ...report.staged.keys(),
+    ...report.unstaged.keys()
+  ]);
+  const files = [];
+  for (const path of [
+    ...paths
+  ].sort(comparePaths)) {
+    if (renamedFrom.has(path) && !report.unstaged.has(path)) continue;
+    const from = renames.get(path);
+    const xy = `${from !== void 0 ? "R" : report.staged.get(path) ?? "."}${report.unstaged.get(path) ?? "."}`;
+    const sub = report.submodules.get(path) ?? (report.gitlinks.has(path) ? "S..." : void 0);
+    files.push({
+      path,
+      xy,
+      ...sub ? {
+        submodule: sub
+      } : {},
+      ...from !== void 0 ? {
+        orig_path: from
+      } : {}
+    });
+  }
+  for (const path of report.conflicted) files.push({
+    path,
+    xy: report.unmerged.get(path) ?? "UU"
+  });
+  for (const path of report.untracked) files.push({
+    path,
+    xy: "??"
+  });
+  return files.sort((a, b) => comparePaths(a.path, b.path));
 }
 
 // commands/git/worktree/fsmonitor.ts
@@ -9437,6 +9634,79 @@ Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoo
   throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
 }
 
+// commands/git/repo/command_line_config.ts
+var FOLLOWED_SETTINGS = [
+  "user.name",
+  "user.email",
+  "core.quotePath",
+  "core.abbrev",
+  "core.autocrlf",
+  "core.safecrlf",
+  "core.eol",
+  "core.fileMode",
+  "status.showUntrackedFiles",
+  "status.renames",
+  "status.aheadBehind",
+  "log.decorate",
+  "log.date",
+  "log.abbrevCommit",
+  "format.pretty",
+  "diff.renames",
+  "diff.algorithm",
+  "diff.ignoreSubmodules",
+  "diff.noprefix",
+  "diff.mnemonicPrefix",
+  "merge.conflictStyle",
+  "branch.sort",
+  "tag.sort",
+  "branch.autoSetupMerge",
+  "checkout.guess",
+  "fetch.prune",
+  "push.default",
+  "pull.rebase",
+  "advice.*"
+];
+var FOLLOWED = new Set(FOLLOWED_SETTINGS.filter((k) => !k.endsWith("*")).map((k) => k.toLowerCase()));
+function isFollowedSetting(key) {
+  const lower = key.toLowerCase();
+  return FOLLOWED.has(lower) || /^advice\.[a-z0-9-]+$/.test(lower);
+}
+function parseSetting(text) {
+  const eq = text.indexOf("=");
+  const key = eq < 0 ? text : text.slice(0, eq);
+  if (!/^[A-Za-z][A-Za-z0-9-]*\.(.*\.)?[A-Za-z][A-Za-z0-9-]*$/s.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${text}: a setting is section.name=value, as \`git -c core.quotePath=false status\`.`, {
+      helpFor: "git"
+    });
+  }
+  return [
+    key,
+    eq < 0 ? "true" : text.slice(eq + 1)
+  ];
+}
+function refuseSetting(key, value) {
+  if (/^column\./i.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`, {
+      helpFor: "git"
+    });
+  }
+  throw new PtermError("InvalidArgs", `git: -c ${key} is not applied by pterm. It follows these settings for one call: ${FOLLOWED_SETTINGS.join(", ")}; and accepts display ones (color.*, pager.*, core.pager, column.* never/auto). Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`, {
+    helpFor: "git"
+  });
+}
+function commandLineSettings(values) {
+  const settings = [];
+  for (const text of values ?? []) {
+    const [key, value] = parseSetting(text);
+    if (!isFollowedSetting(key)) refuseSetting(key, value);
+    settings.push([
+      key,
+      value
+    ]);
+  }
+  return settings;
+}
+
 // commands/git/handlers/common.ts
 var MAX_LISTED = 1e3;
 async function openFromFlags(ctx, access = "write") {
@@ -9451,10 +9721,9 @@ async function openFromFlags(ctx, access = "write") {
     throw new PtermError("NotFound", `${label} ${target} does not exist. Create a repository with \`git init --dir ${quoteWord(target)}\`.`);
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
-  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+  const settings = commandLineSettings(ctx.flags.config);
+  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root, settings);
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quotePath = ctx.flags["quote-path"];
-  if (quotePath !== void 0) repo.quotePath = quotePath === "true";
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -9580,6 +9849,113 @@ function refuseUnfollowedLayout(repo, command, columns = true) {
 }
 
 // commands/git/handlers/status.ts
+function untrackedAsGit(untracked, index, all) {
+  if (all) return [
+    ...untracked
+  ];
+  const trackedDirs = /* @__PURE__ */ new Set();
+  for (const path of [
+    ...index.entries.keys(),
+    ...index.conflicts.keys()
+  ]) {
+    for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
+      trackedDirs.add(path.slice(0, slash));
+    }
+  }
+  const out = [];
+  for (const path of untracked) {
+    let shown = path;
+    for (let slash = path.indexOf("/"); slash > 0 && slash < path.length - 1; slash = path.indexOf("/", slash + 1)) {
+      if (!trackedDirs.has(path.slice(0, slash))) {
+        shown = path.slice(0, slash + 1);
+        break;
+      }
+    }
+    if (out[out.length - 1] !== shown) out.push(shown);
+  }
+  return out;
+}
+function submoduleNote(code) {
+  if (!code) return "";
+  const parts = [
+    code[1] === "C" ? "new commits" : null,
+    code[2] === "M" ? "modified content" : null,
+    code[3] === "U" ? "untracked content" : null
+  ].filter((p) => p !== null);
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+function trackingLines(tracking, hints) {
+  const commits = (n) => `${n} commit${n === 1 ? "" : "s"}`;
+  const name = `'${tracking.name}'`;
+  const with_ = (sentence, advice) => hints ? [
+    sentence,
+    `  (${advice})`
+  ] : [
+    sentence
+  ];
+  if (tracking.gone) {
+    return with_(`Your branch is based on ${name}, but the upstream is gone.`, 'use "git branch --unset-upstream" to fixup');
+  }
+  if (tracking.ahead === null) {
+    return with_(`Your branch and ${name} refer to different commits.`, 'use "git status --ahead-behind" for details');
+  }
+  if (tracking.ahead && tracking.behind) {
+    return with_(`Your branch and ${name} have diverged,
+and have ${tracking.ahead} and ${tracking.behind} different commits each, respectively.`, 'use "git pull" to merge the remote branch into yours');
+  }
+  if (tracking.ahead) {
+    return with_(`Your branch is ahead of ${name} by ${commits(tracking.ahead)}.`, 'use "git push" to publish your local commits');
+  }
+  if (tracking.behind) {
+    return with_(`Your branch is behind ${name} by ${commits(tracking.behind)}, and can be fast-forwarded.`, 'use "git pull" to update your local branch');
+  }
+  return [
+    `Your branch is up to date with ${name}.`
+  ];
+}
+function sequenceLines(progress2, picked, unmerged, hints) {
+  const lines = [];
+  const hint = (text) => hints && lines.push(`  (${text})`);
+  if (progress2 === "merge") {
+    if (unmerged) {
+      lines.push("You have unmerged paths.");
+      hint('fix conflicts and run "git commit"');
+      hint('use "git merge --abort" to abort the merge');
+    } else {
+      lines.push("All conflicts fixed but you are still merging.");
+      hint('use "git commit" to conclude merge');
+    }
+  } else {
+    const [doing, verb] = progress2 === "cherry-pick" ? [
+      "cherry-picking",
+      "cherry-pick"
+    ] : [
+      "reverting",
+      "revert"
+    ];
+    lines.push(picked ? `You are currently ${doing} commit ${picked}.` : progress2 === "cherry-pick" ? "Cherry-pick currently in progress." : "Revert currently in progress.");
+    if (unmerged) hint(`fix conflicts and run "git ${verb} --continue"`);
+    else if (!picked) hint(`run "git ${verb} --continue" to continue`);
+    else hint(`all conflicts fixed: run "git ${verb} --continue"`);
+    hint(`use "git ${verb} --skip" to skip this patch`);
+    hint(`use "git ${verb} --abort" to cancel the ${verb} operation`);
+  }
+  lines.push("");
+  return lines;
+}
+var STAGED_LABELS = {
+  A: "new file:",
+  M: "modified:",
+  D: "deleted:",
+  T: "typechange:",
+  R: "renamed:"
+};
+var UNSTAGED_LABELS = {
+  M: "modified:",
+  D: "deleted:",
+  T: "typechange:",
+  A: "new file:"
+};
 async function detachedLine(repo, head) {
   const entries = readReflog(repo, "HEAD");
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -9599,6 +9975,129 @@ async function detachedLine(repo, head) {
     return `HEAD detached ${head === moved ? "at" : "from"} ${from}`;
   }
   return "Not currently on any branch.";
+}
+function longStatus(report, files, context) {
+  const { tracking, progress: progress2, hints, quotePath } = context;
+  const lines = [
+    context.branchLine
+  ];
+  if (tracking && report.head) lines.push(...trackingLines(tracking, hints), "");
+  const unmergedFiles = files.filter((f) => report.unmerged.has(f.path));
+  if (context.rebaseLines) lines.push(...context.rebaseLines);
+  else if (progress2 && progress2 !== "rebase") {
+    lines.push(...sequenceLines(progress2, context.picked, unmergedFiles.length > 0, hints));
+  }
+  if (!report.head) lines.push("", "No commits yet", "");
+  const plainCommit = progress2 !== "merge" && progress2 !== "cherry-pick";
+  const unstageHint = report.head ? 'use "git restore --staged <file>..." to unstage' : 'use "git rm --cached <file>..." to unstage';
+  const staged = files.filter((f) => f.xy[0] !== "." && f.xy[0] !== "?" && !report.unmerged.has(f.path));
+  if (staged.length) {
+    lines.push("Changes to be committed:");
+    if (hints && plainCommit) lines.push(`  (${unstageHint})`);
+    for (const f of staged) {
+      const name = f.orig_path !== void 0 ? `${quoteName(f.orig_path, quotePath)} -> ${quoteName(f.path, quotePath)}` : quoteName(f.path, quotePath);
+      lines.push(`	${STAGED_LABELS[f.xy[0]].padEnd(12)}${name}`);
+    }
+    lines.push("");
+  }
+  if (unmergedFiles.length) {
+    const codes2 = unmergedFiles.map((f) => f.xy);
+    const bothDeleted = codes2.includes("DD");
+    const deleteModify = codes2.some((c) => c === "UD" || c === "DU");
+    const notDeleted = codes2.some((c) => c !== "DD" && c !== "UD" && c !== "DU");
+    lines.push("Unmerged paths:");
+    if (hints) {
+      if (plainCommit) lines.push(`  (${unstageHint})`);
+      if (!bothDeleted) {
+        lines.push(deleteModify ? '  (use "git add/rm <file>..." as appropriate to mark resolution)' : '  (use "git add <file>..." to mark resolution)');
+      } else if (!deleteModify && !notDeleted) lines.push('  (use "git rm <file>..." to mark resolution)');
+      else lines.push('  (use "git add/rm <file>..." as appropriate to mark resolution)');
+    }
+    for (const f of unmergedFiles) lines.push(`	${UNMERGED_LABELS[f.xy].padEnd(17)}${quoteName(f.path, quotePath)}`);
+    lines.push("");
+  }
+  const changed = files.filter((f) => f.xy[1] !== "." && f.xy[1] !== "?" && !report.unmerged.has(f.path));
+  if (changed.length) {
+    const dirtySubmodule = changed.some((f) => f.submodule && (f.submodule[2] === "M" || f.submodule[3] === "U"));
+    lines.push("Changes not staged for commit:");
+    if (hints) {
+      const verb = changed.some((f) => f.xy[1] === "D") ? "add/rm" : "add";
+      lines.push(`  (use "git ${verb} <file>..." to update what will be committed)`);
+      lines.push('  (use "git restore <file>..." to discard changes in working directory)');
+      if (dirtySubmodule) lines.push("  (commit or discard the untracked or modified content in submodules)");
+    }
+    for (const f of changed) {
+      lines.push(`	${UNSTAGED_LABELS[f.xy[1]].padEnd(12)}${quoteName(f.path, quotePath)}${submoduleNote(f.submodule)}`);
+    }
+    lines.push("");
+  }
+  if (context.untrackedShown && context.untracked.length) {
+    lines.push("Untracked files:");
+    if (hints) lines.push('  (use "git add <file>..." to include in what will be committed)');
+    for (const path of context.untracked) lines.push(`	${quoteName(path, quotePath)}`);
+    lines.push("");
+  }
+  const committable = staged.length > 0;
+  if (!context.untrackedShown && committable) {
+    lines.push(`Untracked files not listed${hints ? " (use -u option to show untracked files)" : ""}`);
+  }
+  if (!committable) {
+    const dirty = changed.length > 0 || unmergedFiles.length > 0;
+    if (dirty) {
+      lines.push(`no changes added to commit${hints ? ' (use "git add" and/or "git commit -a")' : ""}`);
+    } else if (context.untrackedShown && context.untracked.length) {
+      lines.push(`nothing added to commit but untracked files present${hints ? ' (use "git add" to track)' : ""}`);
+    } else if (!report.head) {
+      lines.push(`nothing to commit${hints ? ' (create/copy files and use "git add" to track)' : ""}`);
+    } else if (!context.untrackedShown) {
+      lines.push(`nothing to commit${hints ? " (use -u to show untracked files)" : ""}`);
+    } else lines.push("nothing to commit, working tree clean");
+  }
+  return lines.join("\n") + "\n";
+}
+function untrackedFilesMode(flag, repo) {
+  if (flag === "no" || flag === "normal" || flag === "all") return flag;
+  const setting = repo.config.get("status.showUntrackedFiles")?.trim().toLowerCase();
+  if (setting === void 0) return "normal";
+  if (setting === "all") return "all";
+  return [
+    "no",
+    "false",
+    "off",
+    "0"
+  ].includes(setting) ? "no" : "normal";
+}
+async function longStatusText(repo, report, files, shown) {
+  const progress2 = sequenceInProgress(repo);
+  const picked = progress2 && progress2 !== "merge" ? sequenceCommit(repo, progress2) : null;
+  const hints = repo.config.getBool("advice.statusHints", true);
+  const rebasing = progress2 === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
+  return longStatus(report, files, {
+    branchLine: report.branch ? `On branch ${report.branch}` : rebasing?.branchLine ?? await detachedLine(repo, report.head),
+    rebaseLines: rebasing?.lines,
+    tracking: shown.tracking,
+    progress: progress2,
+    picked: picked ? abbreviate(repo, picked) : null,
+    hints,
+    untrackedShown: shown.untrackedShown,
+    untracked: shown.untracked,
+    quotePath: repo.quotePath
+  });
+}
+async function statusAfter(repo, policy) {
+  const mode = untrackedFilesMode(void 0, repo);
+  const index = loadIndex(repo);
+  const report = await computeStatus(repo, index, policy, {
+    untracked: mode !== "no",
+    paths: null
+  });
+  const files = statusFiles(report, await stagedRenames(repo, index, report));
+  const tracking = report.branch ? await trackingInfo(repo, report.branch, repo.config.getBool("status.aheadBehind", true)) : null;
+  return await longStatusText(repo, report, files, {
+    tracking,
+    untrackedShown: mode !== "no",
+    untracked: untrackedAsGit(report.untracked, index, mode === "all")
+  });
 }
 
 // commands/git/repo/hooks.ts
@@ -9632,4449 +10131,6 @@ function skippedHooks(repo, names) {
   }
   if (found.length === 0) return null;
   return `git hooks not run: ${found.join(", ")} (in ${shown}); pterm runs no programs, as the real git with --no-verify. Run what they check yourself (see the hook files) before you push.`;
-}
-
-// commands/git/porcelain/state.ts
-async function treeOf(repo, commit) {
-  return commit ? (await readCommit(repo, commit)).tree : null;
-}
-function writeStateFile(repo, name, text) {
-  const path = `${repo.gitdir}/${name}`;
-  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  Deno.writeTextFileSync(temp, text);
-  Deno.renameSync(temp, path);
-}
-async function requireIndexMatchesHead(repo, index, action) {
-  const headOid = readHead(repo).oid;
-  const staged = await indexVsTree(repo, index, await treeOf(repo, headOid));
-  if (staged.size > 0 || index.hasConflicts()) {
-    const paths = [
-      ...staged.keys(),
-      ...index.conflicts.keys()
-    ].sort(comparePaths);
-    throw new PtermError("UncommittedChanges", `${action} needs an index that matches HEAD, but these paths have staged changes: ${paths.slice(0, 20).join(", ")}${paths.length > 20 ? ", ..." : ""}. Commit them or unstage them (git reset) first.`, {
-      result: {
-        blocked_paths: paths.slice(0, 1e3)
-      }
-    });
-  }
-}
-
-// commands/git/porcelain/sequence_control.ts
-async function abortSequence(repo, index, policy, kind) {
-  requireSequence(repo, kind, "abort");
-  const tree = await treeOf(repo, readHead(repo).oid);
-  const staged = await indexVsTree(repo, index, tree);
-  const paths = [
-    .../* @__PURE__ */ new Set([
-      ...staged.keys(),
-      ...index.conflicts.keys()
-    ])
-  ].sort(comparePaths);
-  const flat = await flattenTree(repo, tree);
-  const writer = new WorktreeWriter(repo);
-  const racy = index.fileMtimeMs;
-  for (const path of paths) {
-    const target = flat.get(path);
-    const inStep = await writesInStep(repo, policy, path, index.entries.get(path), target, racy);
-    if (!target) {
-      index.remove(path);
-      if (inStep) writer.removeFile(path);
-      continue;
-    }
-    if (inStep) index.set(await writeBlob(repo, writer, path, target), true);
-    else index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
-  }
-  clearSequenceState(repo);
-  return paths;
-}
-async function continueSequence(repo, index, kind, author, explicitAuthor) {
-  requireSequence(repo, kind, "continue");
-  if (index.hasConflicts()) {
-    throw new PtermError("Conflict", `these files are still in conflict: ${[
-      ...index.conflicts.keys()
-    ].sort(comparePaths).join(", ")}. Edit them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`);
-  }
-  try {
-    return await commitIndex(repo, index, {
-      message: concludingMessage(preparedMessage(repo) ?? ""),
-      author,
-      ...await sequenceCommitOptions(repo, explicitAuthor),
-      allowEmpty: kind === "merge"
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    throw new PtermError("NothingToCommit", `the ${kind} is now empty (the resolution left HEAD's files); \`git ${kind} --skip\` drops it, or \`git commit --allow-empty\` records it anyway.`);
-  }
-}
-
-// commands/git/porcelain/switch.ts
-async function switchTo(repo, index, policy, target, options) {
-  const head = readHead(repo);
-  const who = signatureNow(options.author);
-  let branchRef = null;
-  let commit;
-  if (options.createBranch) {
-    checkBranchName(options.createBranch);
-    if (resolveRefOid(repo, `refs/heads/${options.createBranch}`)) {
-      throw new PtermError("AlreadyExists", `a branch named ${options.createBranch} already exists; check it out without --create.`);
-    }
-    commit = await resolveCommit(repo, target);
-    branchRef = `refs/heads/${options.createBranch}`;
-  } else {
-    const local = options.detach ? null : readRawRef(repo, `refs/heads/${target}`) ? `refs/heads/${target}` : null;
-    branchRef = local;
-    if (local && local !== head.ref) refuseIfCheckedOutElsewhere(repo, local, "check out");
-    commit = local ? resolveRefOid(repo, local) : await resolveCommit(repo, target);
-  }
-  const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, commit), options.force ? "force" : "safe");
-  const fromName = head.branch ?? head.oid ?? "(unborn)";
-  if (options.createBranch) {
-    await updateRef(repo, branchRef, commit, {
-      expected: null,
-      message: `branch: Created from ${target}`,
-      who
-    });
-  }
-  if (branchRef) {
-    const toName = branchRef.slice(11);
-    await setHeadSymbolic(repo, branchRef, who, `checkout: moving from ${fromName} to ${toName}`);
-  } else {
-    await setHeadDetached(repo, commit, who, `checkout: moving from ${fromName} to ${target}`);
-  }
-  return {
-    branch: branchRef ? branchRef.slice(11) : null,
-    head: commit,
-    changed: result.changed,
-    withheld: result.withheld
-  };
-}
-
-// commands/git/porcelain/stash.ts
-var STASH_REF = "refs/stash";
-function listStash(repo) {
-  const entries = readReflog(repo, STASH_REF);
-  return entries.reverse().map((e, i) => ({
-    ref: `stash@{${i}}`,
-    commit_id: e.newOid,
-    message: e.message
-  }));
-}
-function parseStashRef(text) {
-  if (text === void 0) return 0;
-  const match = /^(?:stash@\{(\d+)\}|(\d+))$/.exec(text);
-  if (!match) {
-    throw new PtermError("InvalidArgs", `\`${text}\` is not a stash entry; write stash@{N} or N (see git stash list).`);
-  }
-  return Number(match[1] ?? match[2]);
-}
-function entryAt(repo, n) {
-  const entries = readReflog(repo, STASH_REF);
-  const entry = entries[entries.length - 1 - n];
-  if (!entry) {
-    throw new PtermError("NotFound", entries.length === 0 ? "the stash is empty." : `there is no stash@{${n}} (the stash has ${entries.length} entries).`);
-  }
-  return entry;
-}
-function cloneIndex(index) {
-  const copy = new Index();
-  for (const [path, entry] of index.entries) copy.entries.set(path, {
-    ...entry
-  });
-  copy.cacheTree = index.cacheTree ? structuredClone(index.cacheTree) : null;
-  return copy;
-}
-async function storeWorktreeFile(repo, path, info) {
-  const content = await worktreeBlob(repo, path, info, {
-    staging: true
-  });
-  const header = objectHeader("blob", content.length);
-  const oid = await sha1(header, content);
-  await repo.objects.writeHashed(oid, header, content);
-  return oid;
-}
-async function stashPush(repo, index, policy, author, message, includeUntracked = false, specs = []) {
-  const inScope2 = (path) => specs.length === 0 || specs.some((s) => s === "" || pathWithin(path, s));
-  const head = readHead(repo);
-  if (!head.oid) {
-    throw new PtermError("NotFound", "there is no commit yet, so there is nothing to stash against; commit first.");
-  }
-  if (index.hasConflicts()) {
-    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them (edit, git add) before stashing.");
-  }
-  for (const spec of specs) {
-    if (spec !== "" && ![
-      ...index.entries.keys()
-    ].some((path) => pathWithin(path, spec))) {
-      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was stashed. Did you forget to \`git add\` it?`);
-    }
-  }
-  const headCommit = await readCommit(repo, head.oid);
-  const staged = new Map([
-    ...await indexVsTree(repo, index, headCommit.tree)
-  ].filter(([path]) => inScope2(path)));
-  const work = await worktreeStatus(repo, index, policy, {
-    untracked: includeUntracked,
-    submodules: "all"
-  });
-  work.unstaged = new Map([
-    ...work.unstaged
-  ].filter(([path]) => inScope2(path)));
-  const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path) && inScope2(path)) : [];
-  if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
-  const branch2 = head.branch ?? "(no branch)";
-  const subject = splitMessage(headCommit.message).subject;
-  const sig = signatureNow(author);
-  const indexTree = await writeTreeFromIndex(repo, cloneIndex(index));
-  const indexCommit = await repo.objects.write("commit", serializeCommit({
-    tree: indexTree,
-    parents: [
-      head.oid
-    ],
-    author: sig,
-    committer: sig,
-    message: `index on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
-`
-  }));
-  const worktree = cloneIndex(index);
-  for (const [path, change] of work.unstaged) {
-    if (change === "D") {
-      worktree.remove(path);
-      continue;
-    }
-    const info = lstatTracked(repo, path);
-    if (!info) continue;
-    const oid = await storeWorktreeFile(repo, path, info);
-    worktree.set({
-      ...emptyEntry(path, oid, worktreeMode(repo, info, index.entries.get(path)?.mode))
-    });
-  }
-  const headFiles = await flattenTree(repo, headCommit.tree);
-  for (const [path] of headFiles) {
-    if (index.entries.has(path) || policy.hidden(path) || !inScope2(path)) continue;
-    const info = lstatTracked(repo, path);
-    if (!info || info.isDirectory) continue;
-    const oid = await storeWorktreeFile(repo, path, info);
-    worktree.set({
-      ...emptyEntry(path, oid, worktreeMode(repo, info, void 0))
-    });
-  }
-  const worktreeTree = await writeTreeFromIndex(repo, worktree);
-  let untrackedCommit = null;
-  if (includeUntracked) {
-    const files = new Index();
-    for (const path of untracked) {
-      const info = lstatTracked(repo, path);
-      if (!info) continue;
-      const oid = await storeWorktreeFile(repo, path, info);
-      files.set(emptyEntry(path, oid, worktreeMode(repo, info, void 0)));
-    }
-    untrackedCommit = await repo.objects.write("commit", serializeCommit({
-      tree: await writeTreeFromIndex(repo, files),
-      parents: [],
-      author: sig,
-      committer: sig,
-      message: `untracked files on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
-`
-    }));
-  }
-  const title = message !== void 0 && message.trim() !== "" ? `On ${branch2}: ${message.trim()}` : `WIP on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}`;
-  const wip = await repo.objects.write("commit", serializeCommit({
-    tree: worktreeTree,
-    parents: untrackedCommit ? [
-      head.oid,
-      indexCommit,
-      untrackedCommit
-    ] : [
-      head.oid,
-      indexCommit
-    ],
-    author: sig,
-    committer: sig,
-    // git writes the stash commit's message without a final newline (the index and untracked commits have one).
-    message: title
-  }));
-  const current = readReflog(repo, STASH_REF);
-  await updateRef(repo, STASH_REF, wip, {
-    expected: current.length ? current[current.length - 1].newOid : null,
-    message: title,
-    who: sig,
-    forceLog: true
-  });
-  for (const path of untracked) {
-    try {
-      Deno.removeSync(`${repo.dir}/${path}`);
-    } catch (error) {
-      throw new PtermError("WriteFailed", `stash@{0} holds the changes, but the untracked file ${path} could not be removed (${error.name}); it and the files after it are still in the work tree, and tracked files were not reset. \`git stash pop\` brings the entry back once the file can be changed.`);
-    }
-    for (let dir = path.slice(0, path.lastIndexOf("/")); dir; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) {
-      try {
-        Deno.removeSync(`${repo.dir}/${dir}`);
-      } catch {
-        break;
-      }
-    }
-  }
-  if (specs.length === 0) {
-    const reset2 = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
-    return {
-      commit_id: wip,
-      message: title,
-      changed: [
-        ...reset2.changed,
-        ...untracked
-      ]
-    };
-  }
-  const changed = [];
-  for (const path of [
-    ...index.entries.keys()
-  ]) {
-    if (!inScope2(path) || headFiles.has(path) || policy.hidden(path)) continue;
-    index.remove(path);
-    Deno.removeSync(`${repo.dir}/${path}`);
-    changed.push(path);
-  }
-  const inHead = specs.filter((s) => [
-    ...headFiles.keys()
-  ].some((path) => s === "" || pathWithin(path, s)));
-  if (inHead.length) changed.push(...(await restorePaths(repo, index, policy, headCommit.tree, false, inHead)).changed);
-  return {
-    commit_id: wip,
-    message: title,
-    changed: [
-      ...changed,
-      ...untracked
-    ]
-  };
-}
-async function stashApply(repo, index, policy, n) {
-  const entry = entryAt(repo, n);
-  if (index.hasConflicts()) {
-    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them before applying a stash.");
-  }
-  const wip = await readCommit(repo, entry.newOid);
-  if (wip.parents.length < 1) throw new PtermError("CorruptRepository", `stash@{${n}} is not a stash commit.`);
-  const untracked = wip.parents.length > 2 ? await flattenTree(repo, (await readCommit(repo, wip.parents[2])).tree) : /* @__PURE__ */ new Map();
-  const exists2 = (path) => {
-    try {
-      Deno.lstatSync(`${repo.dir}/${path}`);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const inTheWay = [
-    ...untracked.keys()
-  ].filter(exists2);
-  if (inTheWay.length) {
-    throw new PtermError("UncommittedChanges", `stash@{${n}} holds untracked files that exist in the work tree already: ${inTheWay.slice(0, 20).join(", ")}. Move or delete them, then apply the stash again; nothing was changed.`);
-  }
-  const baseTree = (await readCommit(repo, wip.parents[0])).tree;
-  const oursIndex = cloneIndex(index);
-  const oursTree = await writeTreeFromIndex(repo, oursIndex);
-  const merge2 = await mergeTrees(repo, baseTree, oursTree, wip.tree, {
-    ours: "Updated upstream",
-    theirs: "Stashed changes",
-    base: "Stash base"
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, "stash apply");
-  const writer = new WorktreeWriter(repo);
-  for (const [path, target] of untracked) {
-    await writeBlob(repo, writer, path, target);
-    applied.changed.push(path);
-  }
-  if (applied.conflicts.length === 0) {
-    const ours = await flattenTree(repo, oursTree);
-    for (const path of applied.changed) {
-      const before = ours.get(path);
-      if (before) index.set(emptyEntry(path, before.oid, treeModeToMode(before.mode)));
-    }
-  }
-  return {
-    commit_id: entry.newOid,
-    changed: applied.changed,
-    conflicts: applied.conflicts
-  };
-}
-async function stashDrop(repo, n) {
-  const entry = entryAt(repo, n);
-  const lock = await LockFile.acquire(`${repo.commondir}/${STASH_REF}`, "the stash");
-  try {
-    const entries = readReflog(repo, STASH_REF);
-    const k = entries.length - 1 - n;
-    const rest = entries.filter((_, i) => i !== k);
-    if (rest.length === 0) {
-      lock.rollback();
-      await deleteRef(repo, STASH_REF);
-      return entry.newOid;
-    }
-    if (k < rest.length) rest[k] = {
-      ...rest[k],
-      oldOid: k > 0 ? rest[k - 1].newOid : ZERO_OID
-    };
-    writeReflog(repo, STASH_REF, rest);
-    lock.commit(`${rest[rest.length - 1].newOid}
-`);
-    return entry.newOid;
-  } finally {
-    lock.rollback();
-  }
-}
-async function stashClear(repo) {
-  const count = readReflog(repo, STASH_REF).length;
-  if (count > 0) await deleteRef(repo, STASH_REF);
-  return count;
-}
-
-// commands/git/handlers/change_shared.ts
-function matchesPattern(name, pattern) {
-  return pattern === void 0 || wildmatch(pattern, name, {
-    pathname: false
-  });
-}
-function trackChoice(flags) {
-  if (flags.track && flags["no-track"]) throw new PtermError("InvalidArgs", "give either --track or --no-track.");
-  return flags.track ? "track" : flags["no-track"] ? "no-track" : "default";
-}
-async function recordUpstream(repo, name, upstream) {
-  await setConfigValues(repo, "branch", name, [
-    [
-      "remote",
-      upstream.remote
-    ],
-    [
-      "merge",
-      upstream.merge
-    ]
-  ]);
-  return `branch '${name}' set up to track '${upstreamLabel(upstream)}'.
-`;
-}
-function checkoutTarget(repo, word) {
-  const spelled = word === "-" ? "@{-1}" : word;
-  const prior = /^@\{-(\d+)\}$/.exec(spelled);
-  if (!prior || Number(prior[1]) === 0) return word;
-  const name = priorCheckout(repo, Number(prior[1]));
-  if (name === null) throw noPriorCheckout(word);
-  return name;
-}
-async function switchHead(ctx, opened, target, options) {
-  const { repo, policy, rel } = opened;
-  const author = authorOf(ctx, repo);
-  if (options.create && options.forceCreate) {
-    throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
-  }
-  let newBranch = options.create ?? options.forceCreate;
-  if (!newBranch && options.track === "track") {
-    const full = target ? dwimRef(repo, target) : null;
-    const remoteBranch = full?.match(/^refs\/remotes\/[^/]+\/(.+)$/)?.[1];
-    if (!remoteBranch) {
-      throw new PtermError("InvalidArgs", "--track without a new branch name needs a remote-tracking branch to name it after (e.g. origin/fix); otherwise give the name: `--create <branch>`.");
-    }
-    newBranch = options.create = remoteBranch;
-  }
-  if (newBranch && options.detach) throw new PtermError("InvalidArgs", "a new branch cannot be --detach'ed.");
-  if (options.forceCreate) checkBranchName(options.forceCreate);
-  const upstream = newBranch ? upstreamForNewBranch(repo, newBranch, target ?? "HEAD", options.track) : null;
-  if (!newBranch && options.track !== "default") {
-    throw new PtermError("InvalidArgs", "--track / --no-track go with a new branch (--create <branch>).");
-  }
-  const outcome = await withRepoLock(repo, async () => {
-    const index = loadIndex(repo);
-    if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
-      const switched = await switchTo(repo, index, policy, target ?? "HEAD", {
-        detach: true,
-        force: options.force,
-        author
-      });
-      await createBranch(repo, options.forceCreate, switched.head, author, true);
-      return await switchTo(repo, loadIndex(repo), policy, options.forceCreate, {
-        force: options.force,
-        author
-      });
-    }
-    return await switchTo(repo, index, policy, target ?? "HEAD", {
-      detach: options.detach,
-      force: options.force,
-      createBranch: newBranch,
-      author
-    });
-  });
-  const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
-  const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
-  ctx.stdout.write(tracking + (outcome.branch ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'` : `HEAD is now detached at ${outcome.head.slice(0, 7)}`) + ` (${plural(outcome.changed.length, "file")} updated).
-`);
-  const listed = bounded(outcome.changed);
-  return {
-    repo_path: rel,
-    action,
-    branch: outcome.branch,
-    head: outcome.head,
-    changed_paths: listed.items,
-    truncated: listed.truncated,
-    withheld: outcome.withheld,
-    ...newBranch ? {
-      upstream: upstream && upstreamLabel(upstream)
-    } : {}
-  };
-}
-function warnSkippedCheckoutHook(ctx, repo) {
-  const hooks = skippedHooks(repo, [
-    "post-checkout"
-  ]);
-  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
-`);
-}
-function applyHandler(pop) {
-  return async (ctx) => {
-    const { repo, policy, rel } = await openFromFlags(ctx);
-    const n = parseStashRef(ctx.positionals.stash);
-    const result = await withRepoLock(repo, async () => {
-      const applied = await stashApply(repo, loadIndex(repo), policy, n);
-      let dropped = false;
-      if (pop && applied.conflicts.length === 0) {
-        await stashDrop(repo, n);
-        dropped = true;
-      }
-      return {
-        ...applied,
-        dropped
-      };
-    });
-    const fields = {
-      repo_path: rel,
-      stash: `stash@{${n}}`,
-      commit_id: result.commit_id,
-      changed_paths: result.changed,
-      conflicts: result.conflicts,
-      dropped: result.dropped
-    };
-    if (result.conflicts.length > 0) {
-      throw new PtermError("Conflict", `applying stash@{${n}} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them; the stash entry is kept.`, {
-        result: fields
-      });
-    }
-    ctx.stdout.write(`Applied stash@{${n}} (${plural(result.changed.length, "file")})${result.dropped ? " and dropped it" : ""}.
-`);
-    return fields;
-  };
-}
-function sequenceAction(flags) {
-  const given = [
-    "continue",
-    "abort",
-    "quit",
-    "skip"
-  ].filter((name) => flags[name]);
-  if (given.length > 1) throw new PtermError("InvalidArgs", `give one of ${given.map((g) => `--${g}`).join(", ")}.`);
-  return given[0] ?? null;
-}
-async function finishSequence(ctx, opened, kind, action) {
-  const { repo, policy } = opened;
-  const applied = kind === "merge" ? null : sequenceCommit(repo, kind);
-  const title = kind === "merge" ? "Merge" : kind === "revert" ? "Revert" : "Cherry-pick";
-  if (action === "quit") {
-    quitSequence(repo, kind);
-    ctx.stdout.write(`${title} forgotten; index and work tree are as they were.
-`);
-    return {
-      applied,
-      commit_id: null,
-      changed_paths: []
-    };
-  }
-  if (action === "continue") {
-    const id = await withRepoLock(repo, () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx, repo), ctx.flags.author !== void 0));
-    const made = await readCommit(repo, id);
-    ctx.stdout.write(`[${readHead(repo).branch ?? "detached HEAD"} ${id.slice(0, 7)}] ${made.message.split("\n")[0]}
-`);
-    return {
-      applied,
-      commit_id: id,
-      changed_paths: []
-    };
-  }
-  const changed = await withRepoLock(repo, () => abortSequence(repo, loadIndex(repo), policy, kind));
-  ctx.stdout.write(`${title} ${action === "skip" ? "skipped" : "aborted"}; ${plural(changed.length, "path")} restored.
-`);
-  return {
-    applied,
-    commit_id: null,
-    changed_paths: changed
-  };
-}
-async function printingGitRefusal(ctx, closing, step) {
-  try {
-    return await step();
-  } catch (error) {
-    const printed = printedBy(error);
-    if (printed) {
-      ctx.stdout.write(printed.stdout);
-      ctx.stderr.write(`${printed.stderr}${closing}
-`);
-    }
-    throw error;
-  }
-}
-
-// commands/git/handlers/branch.ts
-async function changeUpstream(ctx, opened, name, current, setTo) {
-  const { repo, rel } = opened;
-  const target = name ?? current;
-  if (!target) {
-    throw new PtermError("InvalidArgs", "HEAD is detached: name the branch whose upstream to change.");
-  }
-  const commit = resolveRefOid(repo, `refs/heads/${target}`);
-  if (!commit) throw new PtermError("NotFound", `there is no branch ${target}; list branches with \`git branch\`.`);
-  let upstream = null;
-  if (setTo !== void 0) {
-    upstream = upstreamNamed(repo, setTo);
-    ctx.stdout.write(await recordUpstream(repo, target, upstream));
-  } else {
-    if (!configuredUpstream(repo, target)) {
-      throw new PtermError("NotFound", `the branch ${target} has no upstream; nothing to remove.`);
-    }
-    await removeConfigValues(repo, "branch", target, [
-      "remote",
-      "merge"
-    ]);
-    ctx.stdout.write(`Removed the upstream of ${target}.
-`);
-  }
-  return {
-    repo_path: rel,
-    current,
-    action: setTo !== void 0 ? "set-upstream" : "unset-upstream",
-    branches: listBranches(repo),
-    name: target,
-    commit,
-    upstream: upstream && upstreamLabel(upstream)
-  };
-}
-var branch = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const { repo, rel } = opened;
-  let name = ctx.positionals.name;
-  let start = ctx.positionals.start;
-  const author = authorOf(ctx, repo);
-  const head = readHead(repo);
-  const current = head.branch && head.ref?.startsWith("refs/heads/") ? head.branch : null;
-  const base = {
-    repo_path: rel,
-    current
-  };
-  const remove = ctx.flags.delete || ctx.flags["force-delete"];
-  const move = ctx.flags.move || ctx.flags["force-move"];
-  const force = ctx.flags.force || ctx.flags["force-delete"] || ctx.flags["force-move"];
-  if (remove && move) {
-    throw new PtermError("InvalidArgs", "give either --delete (-d/-D) or --move (-m/-M), not both.");
-  }
-  const setUpstream = ctx.flags["set-upstream-to"];
-  if (setUpstream !== void 0 || ctx.flags["unset-upstream"]) {
-    if (setUpstream !== void 0 && ctx.flags["unset-upstream"]) {
-      throw new PtermError("InvalidArgs", "give either --set-upstream-to or --unset-upstream.");
-    }
-    if (remove || move || start) {
-      throw new PtermError("InvalidArgs", "--set-upstream-to / --unset-upstream take at most one branch name: `git branch -u origin/main [<branch>]`.");
-    }
-    return await changeUpstream(ctx, opened, name, current, setUpstream);
-  }
-  if (ctx.flags["show-current"]) {
-    ctx.stdout.write(current ? `${current}
-` : "");
-    return {
-      ...base,
-      action: "show-current",
-      branches: [],
-      name: current,
-      commit: head.oid
-    };
-  }
-  if (move && name && !start) {
-    if (!current) throw new PtermError("InvalidArgs", "HEAD is detached: name the branch to rename: -m <old> <new>.");
-    [name, start] = [
-      current,
-      name
-    ];
-  }
-  const remotesWanted = ctx.flags.all || ctx.flags.remotes;
-  if (!name || ctx.flags.list || remotesWanted) {
-    if (remove || move) {
-      throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
-    }
-    if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
-    const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
-    const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
-    refuseUnfollowedLayout(repo, "branch", ctx.flags.verbose.length === 0);
-    if (ctx.flags.format !== void 0) checkFormat(ctx.flags.format);
-    const options = {
-      verbose: ctx.flags.verbose.length,
-      // -r lists the remote-tracking branches alone (no local one, no detached HEAD line), as git.
-      locals: !ctx.flags.remotes || ctx.flags.all,
-      remotes: remotesWanted,
-      detached: ctx.flags.remotes && !ctx.flags.all ? null : head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
-      headOid: head.oid,
-      headRef: head.ref,
-      matches: (n) => matchesPattern(n, name)
-    };
-    const listed = listedRefs(repo, options);
-    if (ctx.flags.format !== void 0) {
-      let text = "";
-      for (const r of listed) text += await formatRef(repo, r, ctx.flags.format) + "\n";
-      ctx.stdout.write(text);
-    } else ctx.stdout.write(await branchListText(repo, listed, options));
-    return {
-      ...base,
-      action: "list",
-      // -r lists no local branch.
-      branches: ctx.flags.remotes && !ctx.flags.all ? [] : branches,
-      // Only with --all or --remotes, as git branch -a and -r list them.
-      ...remotesWanted ? {
-        remote_branches: remotes
-      } : {},
-      name: null,
-      commit: null
-    };
-  }
-  if (remove) {
-    if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
-    const oid = await withRepoLock(repo, () => deleteBranch(repo, name, force));
-    ctx.stdout.write(`Deleted branch ${name} (was ${oid.slice(0, 7)}).
-`);
-    return {
-      ...base,
-      action: "delete",
-      branches: listBranches(repo),
-      name,
-      commit: oid
-    };
-  }
-  if (move) {
-    const newName = start;
-    const oid = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
-    ctx.stdout.write(`Renamed branch ${name} to ${newName}.
-`);
-    const after = readHead(repo);
-    return {
-      ...base,
-      current: after.branch,
-      action: "rename",
-      branches: listBranches(repo),
-      name: newName,
-      commit: oid
-    };
-  }
-  const upstream = upstreamForNewBranch(repo, name, start ?? "HEAD", trackChoice(ctx.flags));
-  const created = await withRepoLock(repo, async () => {
-    const oid = await createBranch(repo, name, start ?? "HEAD", author, force);
-    return {
-      oid,
-      tracking: upstream ? await recordUpstream(repo, name, upstream) : ""
-    };
-  });
-  ctx.stdout.write(`Created branch ${name} at ${created.oid.slice(0, 7)}.
-${created.tracking}`);
-  return {
-    ...base,
-    action: "create",
-    branches: listBranches(repo),
-    name,
-    commit: created.oid,
-    upstream: upstream && upstreamLabel(upstream)
-  };
-};
-async function detachedDescription(repo, head) {
-  const line = await detachedLine(repo, head);
-  return line.startsWith("HEAD detached") ? line : "no branch";
-}
-
-// commands/git/porcelain/conflict_side.ts
-function conflictSide(flags) {
-  if (flags.ours && flags.theirs) throw new PtermError("InvalidArgs", "--ours and --theirs: give one of them.");
-  return flags.ours ? "ours" : flags.theirs ? "theirs" : null;
-}
-async function checkoutConflictSide(repo, index, policy, specs, side, missingSide) {
-  const inScope2 = (path) => specs.some((s) => s === "" || pathWithin(path, s));
-  for (const spec of specs) {
-    const known = [
-      ...index.entries.keys(),
-      ...index.conflicts.keys()
-    ].some((p) => spec === "" || pathWithin(p, spec));
-    if (!known) {
-      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was changed.`);
-    }
-  }
-  const stage = side === "ours" ? 2 : 3;
-  const conflicted = [
-    ...index.conflicts.keys()
-  ].filter(inScope2).sort(comparePaths);
-  const withheld = conflicted.filter((path) => policy.hidden(path));
-  const sides = conflicted.filter((path) => !policy.hidden(path)).map((path) => {
-    const entry = index.conflicts.get(path).find((e) => e.stage === stage);
-    if (!entry && missingSide === "refuse") {
-      throw new PtermError("NotFound", `path '${path}' does not have ${side === "ours" ? "our" : "their"} version; nothing was changed. Keep the other side with \`git checkout --${side === "ours" ? "theirs" : "ours"} -- ${path}\`, or remove it with \`git rm ${path}\`.`);
-    }
-    return {
-      path,
-      entry
-    };
-  });
-  for (const { path } of sides) {
-    const hidden = policy.hidden(path);
-    if (hidden) throw hiddenPathDenied(path, hidden, "nothing was changed");
-  }
-  const writer = new WorktreeWriter(repo);
-  const changed = [];
-  for (const { path, entry } of sides) {
-    if (entry) await writeBlob(repo, writer, path, {
-      oid: entry.oid,
-      mode: modeToTreeMode(entry.mode)
-    });
-    else {
-      try {
-        Deno.removeSync(`${repo.dir}/${path}`);
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-        continue;
-      }
-    }
-    changed.push(path);
-  }
-  const merged = [
-    ...index.entries.keys()
-  ].filter(inScope2);
-  if (merged.length) {
-    const restored2 = await restorePaths(repo, index, policy, null, true, merged);
-    changed.push(...restored2.changed);
-    withheld.push(...restored2.withheld);
-  }
-  return {
-    changed,
-    withheld
-  };
-}
-
-// commands/git/handlers/checkout.ts
-async function restoreFiles(ctx, opened, target, specs) {
-  const { repo, policy } = opened;
-  let tree = null;
-  const result = await withRepoLock(repo, async () => {
-    const index = loadIndex(repo);
-    tree = target === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
-    return await restorePaths(repo, index, policy, tree, target === void 0, specs);
-  });
-  return restored(ctx, opened, result, tree === null ? "the index" : abbreviate(repo, tree));
-}
-function restored(ctx, { repo, rel }, result, from) {
-  const flags = ctx.flags;
-  if (!flags.quiet && (flags.path ?? []).length === 0) {
-    const count = result.changed.length;
-    ctx.stderr.write(`Updated ${count} ${count === 1 ? "path" : "paths"} from ${from}
-`);
-  }
-  const listed = bounded(result.changed);
-  const head = readHead(repo);
-  return {
-    repo_path: rel,
-    action: "restore",
-    branch: head.branch,
-    head: head.oid,
-    changed_paths: listed.items,
-    truncated: listed.truncated,
-    withheld: result.withheld
-  };
-}
-async function restoreSide(ctx, opened, specs, side) {
-  const { repo, policy } = opened;
-  const result = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"));
-  return restored(ctx, opened, result, "the index");
-}
-var checkout = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const words = ctx.positionals.args.map((word, i) => i === 0 ? checkoutTarget(opened.repo, word) : word);
-  const track = trackChoice(ctx.flags);
-  if (words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] && !ctx.flags.detach && track !== "track" && !await isRevision(opened.repo, words[0])) {
-    const guessed = guessRemoteBranch(opened.repo, words[0]);
-    if (guessed) {
-      if (isPathWord(opened.repo, words[0])) {
-        throw new PtermError("InvalidArgs", `\`${words[0]}\` is both a path and the remote-tracking branch ${guessed.slice(13)}; say which: \`git checkout --create ${quoteWord(words[0])} ${guessed.slice(13)}\` for the branch, \`git checkout -- ${quoteWord(words[0])}\` for the path.`);
-      }
-      const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
-        create: words[0],
-        detach: false,
-        force: ctx.flags.force,
-        track
-      });
-      warnSkippedCheckoutHook(ctx, opened.repo);
-      return switched2;
-    }
-  }
-  const split = await splitRevsAndPaths(ctx, opened.repo, words, 1);
-  const target = split.revs[0];
-  const specs = userPaths([
-    ...ctx.flags.path,
-    ...split.paths
-  ]);
-  const side = conflictSide(ctx.flags);
-  if (side) {
-    if (target !== void 0 || specs.length === 0) {
-      throw new PtermError("InvalidArgs", `--${side} checks out one side of a conflicted path, without a commit: \`git checkout --${side} -- <path>\`.`);
-    }
-    return await restoreSide(ctx, opened, specs, side);
-  }
-  if (specs.length > 0) {
-    if (ctx.flags.create || ctx.flags["force-create"] || ctx.flags.detach) {
-      throw new PtermError("InvalidArgs", "paths restore files; they cannot be combined with -b, -B or --detach.");
-    }
-    return await restoreFiles(ctx, opened, target, specs);
-  }
-  if (!target && !ctx.flags.create && !ctx.flags["force-create"]) {
-    throw new PtermError("InvalidArgs", "say what to check out: a branch, a tag or a commit (`git checkout main`), -b <new-branch>, or paths after `--` to restore.");
-  }
-  const switched = await switchHead(ctx, opened, target, {
-    create: ctx.flags.create,
-    forceCreate: ctx.flags["force-create"],
-    detach: ctx.flags.detach,
-    force: ctx.flags.force,
-    track
-  });
-  warnSkippedCheckoutHook(ctx, opened.repo);
-  return switched;
-};
-
-// commands/git/handlers/switch.ts
-var switchHandler = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const given = ctx.positionals.branch;
-  const target = given === void 0 ? void 0 : checkoutTarget(opened.repo, given);
-  const creating = ctx.flags.create ?? ctx.flags["force-create"];
-  const track = trackChoice(ctx.flags);
-  if (!creating && !target) {
-    throw new PtermError("InvalidArgs", "name the branch: `git switch <branch>` (or `git switch -c <new-branch>`).");
-  }
-  const guessed = !creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`) ? guessRemoteBranch(opened.repo, target) : null;
-  if (guessed) {
-    const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
-      create: target,
-      detach: false,
-      force: ctx.flags.force,
-      track
-    });
-    warnSkippedCheckoutHook(ctx, opened.repo);
-    return switched2;
-  }
-  if (!creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
-    const known = await isRevision(opened.repo, target);
-    throw new PtermError("NotFound", known ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.` : isValidRefName(`refs/heads/${target}`) ? `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.` : `there is no branch \`${target}\`, and it is not a valid branch name; \`git branch\` lists the branches.`);
-  }
-  const switched = await switchHead(ctx, opened, target, {
-    create: ctx.flags.create,
-    forceCreate: ctx.flags["force-create"],
-    detach: ctx.flags.detach,
-    force: ctx.flags.force,
-    track
-  });
-  warnSkippedCheckoutHook(ctx, opened.repo);
-  return switched;
-};
-
-// commands/git/merge/merge_messages.ts
-async function mergeMessages(repo, trees, paths, conflicts, renameConflicts, theirsLabel) {
-  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
-  const label = (side) => side === "ours" ? "HEAD" : theirsLabel;
-  const other = (side) => side === "ours" ? "theirs" : "ours";
-  const byName = /* @__PURE__ */ new Map();
-  const silent = /* @__PURE__ */ new Set();
-  for (const r of renameConflicts) {
-    if (r.kind === "rename/rename") {
-      byName.set(r.from, `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.
-`);
-      silent.add(r.ours).add(r.theirs);
-      continue;
-    }
-    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ${label(other(r.renamedIn))}.
-`;
-    const [before, renamed] = await Promise.all([
-      at(trees.base, r.from),
-      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to)
-    ]);
-    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
-      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.
-`;
-    }
-    byName.set(r.to, line);
-    silent.add(r.to);
-  }
-  let out = "";
-  for (const path of [
-    .../* @__PURE__ */ new Set([
-      ...paths,
-      ...byName.keys()
-    ])
-  ].sort(comparePaths)) {
-    if (byName.has(path)) out += byName.get(path);
-    if (silent.has(path) || byName.has(path)) continue;
-    const [base, ours, theirs] = await Promise.all([
-      at(trees.base, path),
-      at(trees.ours, path),
-      at(trees.theirs, path)
-    ]);
-    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
-    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
-      out += `Auto-merging ${path}
-`;
-    }
-    if (!conflicts.has(path)) continue;
-    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
-`;
-    else if (ours) {
-      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  Version HEAD of ${path} left in tree.
-`;
-    } else if (theirs) {
-      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
-`;
-    }
-  }
-  return out;
-}
-
-// commands/git/porcelain/pick.ts
-async function stopText(repo, stop, trees, merge2, applied, theirsLabel) {
-  const stdout = await mergeMessages(repo, trees, [
-    .../* @__PURE__ */ new Set([
-      ...applied.changed,
-      ...applied.conflicts
-    ])
-  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, theirsLabel);
-  if (stop.kind === "rebase") return {
-    stdout,
-    stderr: ""
-  };
-  const { kind } = stop;
-  let stderr = `error: could not ${kind === "revert" ? "revert" : "apply"} ${abbreviate(repo, stop.oid)}... ${stop.subject}
-`;
-  stderr += stop.noCommit ? "hint: after resolving the conflicts, mark the corrected paths\nhint: with 'git add <paths>' or 'git rm <paths>'\n" : `hint: After resolving the conflicts, mark them with
-hint: "git add/rm <pathspec>", then run
-hint: "git ${kind} --continue".
-hint: You can instead skip this commit with "git ${kind} --skip".
-hint: To abort and get back to the state before "git ${kind}",
-hint: run "git ${kind} --abort".
-`;
-  return {
-    stdout,
-    stderr
-  };
-}
-async function revertTrees(repo, rev) {
-  const oid = await resolveCommit(repo, rev);
-  const commit = await readCommit(repo, oid);
-  if (commit.parents.length > 1) {
-    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; reverting merges is not supported (it needs a choice of parent).`);
-  }
-  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
-  return {
-    oid,
-    commit,
-    base: commit.tree,
-    theirs: parentTree
-  };
-}
-async function revertCommit(repo, index, policy, rev, options) {
-  const head = readHead(repo);
-  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
-  await requireIndexMatchesHead(repo, index, "revert");
-  const { oid, commit, base, theirs } = await revertTrees(repo, rev);
-  const short = abbreviate(repo, oid);
-  const subject = splitMessage(commit.message).subject;
-  const theirsLabel = `parent of ${short} (${subject})`;
-  const oursTree = await treeOf(repo, head.oid);
-  const merge2 = await mergeTrees(repo, base, oursTree, theirs, {
-    ours: "HEAD",
-    theirs: theirsLabel,
-    base: `${short} (${subject})`
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, "revert");
-  const message = `Revert "${subject}"
-
-This reverts commit ${oid}.
-`;
-  if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
-    if (applied.conflicts.length === 0) {
-      return {
-        reverted: oid,
-        commit_id: null,
-        changed_paths: applied.changed,
-        conflicts: []
-      };
-    }
-    writeStateFile(repo, "REVERT_HEAD", `${oid}
-`);
-    return {
-      reverted: oid,
-      commit_id: null,
-      changed_paths: applied.changed,
-      conflicts: applied.conflicts,
-      printed: await stopText(repo, {
-        kind: "revert",
-        oid,
-        subject,
-        noCommit: options.noCommit
-      }, {
-        base,
-        ours: oursTree,
-        theirs
-      }, merge2, applied, theirsLabel)
-    };
-  }
-  let commitId;
-  try {
-    commitId = await commitIndex(repo, index, {
-      message,
-      author: options.author,
-      extraParents: []
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    writeStateFile(repo, "MERGE_MSG", message);
-    throw new PtermError("NothingToCommit", `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; git stops the same way. Nothing was changed.`);
-  }
-  return {
-    reverted: oid,
-    commit_id: commitId,
-    changed_paths: applied.changed,
-    conflicts: []
-  };
-}
-function withOrigin(message, oid) {
-  const text = message.endsWith("\n") ? message : `${message}
-`;
-  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
-  const last = paragraphs[paragraphs.length - 1].split("\n");
-  const trailers = paragraphs.length > 1 && last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
-  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})
-`;
-}
-async function cherryPickCommit(repo, index, policy, rev, options) {
-  const head = readHead(repo);
-  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
-  await requireIndexMatchesHead(repo, index, "cherry-pick");
-  const oid = await resolveCommit(repo, rev);
-  const commit = await readCommit(repo, oid);
-  if (commit.parents.length > 1) {
-    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; picking merges is not supported (it needs a choice of parent).`);
-  }
-  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
-  const subject = splitMessage(commit.message).subject;
-  const theirsLabel = `${abbreviate(repo, oid)} (${subject})`;
-  const oursTree = await treeOf(repo, head.oid);
-  const merge2 = await mergeTrees(repo, parentTree, oursTree, commit.tree, {
-    ours: "HEAD",
-    theirs: theirsLabel,
-    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, options.rebase ? "rebase" : "cherry-pick");
-  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
-  const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
-  if (applied.conflicts.length > 0 || options.noCommit) {
-    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
-    if (applied.conflicts.length === 0) {
-      return {
-        picked: oid,
-        commit_id: null,
-        changed_paths: applied.changed,
-        conflicts: []
-      };
-    }
-    writeStateFile(repo, stopFile, `${oid}
-`);
-    return {
-      picked: oid,
-      commit_id: null,
-      changed_paths: applied.changed,
-      conflicts: applied.conflicts,
-      printed: await stopText(repo, {
-        kind: options.rebase ? "rebase" : "cherry-pick",
-        oid,
-        subject,
-        noCommit: options.noCommit
-      }, {
-        base: parentTree,
-        ours: oursTree,
-        theirs: commit.tree
-      }, merge2, applied, theirsLabel)
-    };
-  }
-  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
-  let commitId;
-  try {
-    commitId = await commitIndex(repo, index, {
-      message,
-      author: options.author,
-      authorSignature: commit.author,
-      extraParents: [],
-      reflogMessage: options.rebase?.reflogMessage ?? `cherry-pick: ${subject}`,
-      allowEmpty: options.keepRedundant || initiallyEmpty && options.allowEmpty
-    });
-  } catch (error) {
-    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
-    if (options.rebase) {
-      return {
-        picked: oid,
-        commit_id: null,
-        changed_paths: applied.changed,
-        conflicts: [],
-        redundant: true
-      };
-    }
-    writeStateFile(repo, "MERGE_MSG", message);
-    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
-`);
-    throw new PtermError("NothingToCommit", `${initiallyEmpty ? `${abbreviate(repo, oid)} is an empty commit` : `the change of ${abbreviate(repo, oid)} is already in HEAD`}; the cherry-pick stopped in progress, as git stops it.
-The previous cherry-pick is now empty, possibly due to conflict resolution.
-If you wish to commit it anyway, use:
-
-    git commit --allow-empty
-
-Otherwise, please use 'git cherry-pick --skip'`);
-  }
-  return {
-    picked: oid,
-    commit_id: commitId,
-    changed_paths: applied.changed,
-    conflicts: []
-  };
-}
-
-// commands/git/porcelain/reset.ts
-async function resetTo(repo, index, policy, rev, mode, author) {
-  const target = await resolveCommit(repo, rev);
-  const head = readHead(repo);
-  if (mode === "soft" && (index.hasConflicts() || readMergeHeads(repo).length > 0)) {
-    throw new PtermError("Conflict", "cannot do a soft reset in the middle of a merge; use --mixed or --hard.");
-  }
-  const targetTree = await treeOf(repo, target);
-  let changed = [];
-  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
-  if (mode === "hard") {
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
-    changed = result.changed;
-  }
-  if (head.oid) writeStateFile(repo, "ORIG_HEAD", `${head.oid}
-`);
-  await advanceHead(repo, target, {
-    expected: head.oid,
-    message: `reset: moving to ${rev}`,
-    who: signatureNow(author)
-  });
-  clearSequenceState(repo);
-  return {
-    head: target,
-    changed_paths: changed
-  };
-}
-async function resetPaths(repo, index, rev, specs) {
-  let tree = null;
-  if (rev !== null || readHead(repo).oid) tree = await treeOf(repo, await resolveCommit(repo, rev ?? "HEAD"));
-  return await resetIndexTo(repo, index, tree, specs);
-}
-async function pathsChangedBy(repo, index, policy, op) {
-  const head = readHead(repo);
-  if (op.kind === "reset") {
-    if (op.mode !== "hard") return [];
-    const target = await resolveCommit(repo, op.ref);
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, target), "hard", "reset", {
-      dryRun: true
-    });
-    return result.changed.filter((p) => !policy.hidden(p)).sort(comparePaths);
-  }
-  const { base, theirs } = await revertTrees(repo, op.ref);
-  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
-    ours: "HEAD",
-    theirs: "revert"
-  });
-  return [
-    ...merge2.changes.keys()
-  ].filter((p) => !policy.hidden(p)).sort(comparePaths);
-}
-
-// commands/git/handlers/restore.ts
-var restore = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const { repo, policy, rel } = opened;
-  const specs = userPaths(ctx.flags.path);
-  if (specs.length === 0) {
-    throw new PtermError("InvalidArgs", "name what to restore: `git restore <path>\u2026` (`git restore .` for everything).");
-  }
-  const staged = ctx.flags.staged;
-  const worktree = ctx.flags.worktree || !staged;
-  const source = ctx.flags.source;
-  const side = conflictSide(ctx.flags);
-  if (side) {
-    if (staged || source !== void 0) {
-      throw new PtermError("InvalidArgs", `--${side} restores the work tree from one side of a conflict; it takes neither --staged nor --source: \`git restore --${side} <path>\`.`);
-    }
-    const restored2 = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"));
-    const listed = bounded(restored2.changed);
-    return {
-      repo_path: rel,
-      staged: false,
-      worktree: true,
-      source: null,
-      changed_paths: listed.items,
-      truncated: listed.truncated,
-      withheld: restored2.withheld
-    };
-  }
-  const result = await withRepoLock(repo, async () => {
-    let unstaged = [];
-    if (staged) {
-      const index = loadIndex(repo);
-      const head = readHead(repo).oid;
-      const from = source ?? head;
-      const tree = from ? await flattenTree(repo, (await readCommit(repo, await resolveCommit(repo, from))).tree) : null;
-      for (const spec of specs) {
-        const known = (path) => spec === "" || pathWithin(path, spec);
-        const hit = [
-          ...index.entries.keys(),
-          ...index.conflicts.keys()
-        ].some(known) || [
-          ...tree?.keys() ?? []
-        ].some(known);
-        if (!hit) {
-          throw new PtermError("NotFound", `pathspec \`${spec}\` did not match any file known to git; nothing was restored.`);
-        }
-      }
-      unstaged = await resetPaths(repo, index, source ?? null, specs);
-    }
-    let restored2 = {
-      changed: [],
-      withheld: []
-    };
-    if (worktree) {
-      const from = source ?? (staged ? "HEAD" : void 0);
-      const tree = from === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, from))).tree;
-      const index = loadIndex(repo);
-      restored2 = await restorePaths(repo, index, policy, tree, from === void 0, specs, !staged && !!from);
-    }
-    return {
-      unstaged,
-      ...restored2
-    };
-  });
-  const changed = bounded([
-    .../* @__PURE__ */ new Set([
-      ...result.unstaged,
-      ...result.changed
-    ])
-  ].sort());
-  return {
-    repo_path: rel,
-    staged,
-    worktree,
-    source: source ?? null,
-    changed_paths: changed.items,
-    truncated: changed.truncated,
-    withheld: result.withheld
-  };
-};
-
-// commands/git/handlers/cherry_pick.ts
-var cherryPick = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const { repo, policy, rel } = opened;
-  const author = authorOf(ctx, repo);
-  const rev = ctx.positionals.commit;
-  const action = sequenceAction(ctx.flags);
-  if (action) {
-    if (rev !== void 0 || ctx.flags["no-commit"]) {
-      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
-    }
-    const done = await finishSequence(ctx, opened, "cherry-pick", action);
-    return {
-      repo_path: rel,
-      action,
-      picked: done.applied,
-      commit_id: done.commit_id,
-      changed_paths: done.changed_paths,
-      conflicts: []
-    };
-  }
-  if (rev === void 0) {
-    throw new PtermError("InvalidArgs", "say which commit to pick: `git cherry-pick <commit>` (or --continue, --abort, --quit, --skip).");
-  }
-  const { printed, ...result } = await printingGitRefusal(ctx, "fatal: cherry-pick failed", () => withRepoLock(repo, () => cherryPickCommit(repo, loadIndex(repo), policy, rev, {
-    noCommit: ctx.flags["no-commit"],
-    author,
-    recordOrigin: ctx.flags.x,
-    allowEmpty: ctx.flags["allow-empty"],
-    keepRedundant: ctx.flags["keep-redundant-commits"]
-  })));
-  const fields = {
-    repo_path: rel,
-    ...result
-  };
-  if (result.conflicts.length > 0) {
-    ctx.stdout.write(printed?.stdout ?? "");
-    ctx.stderr.write(printed?.stderr ?? "");
-    throw new PtermError("Conflict", `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git cherry-pick --continue\`, or \`git cherry-pick --abort\` to give up.`, {
-      result: fields
-    });
-  }
-  ctx.stdout.write(result.commit_id ? `Picked ${result.picked.slice(0, 7)} as ${result.commit_id.slice(0, 7)}.
-` : `Applied the change of ${result.picked.slice(0, 7)} to index and work tree (not committed).
-`);
-  return fields;
-};
-
-// commands/git/handlers/clean.ts
-var clean = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
-  const dryRun = ctx.flags["dry-run"];
-  if (!ctx.flags.force && !dryRun) {
-    throw new PtermError("InvalidArgs", "git clean deletes untracked files, so it needs -f (as git's clean.requireForce): `git clean -n` lists them first, `git clean -f` deletes them (`-fd` folders too).");
-  }
-  const scope = userPaths(ctx.flags.path);
-  const result = await withRepoLock(repo, async () => {
-    const index = loadIndex(repo);
-    const report = await worktreeStatus(repo, index, policy, {
-      untracked: true,
-      submodules: "all"
-    });
-    const trackedDirs = /* @__PURE__ */ new Set([
-      ""
-    ]);
-    for (const path of index.entries.keys()) {
-      for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) trackedDirs.add(path.slice(0, i));
-    }
-    const parent = (path) => path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
-    const removed = [];
-    const withheld = [];
-    const skipped = [];
-    const emptied = /* @__PURE__ */ new Set();
-    for (const path of [
-      ...report.untracked ?? []
-    ].sort(comparePaths)) {
-      if (scope.length && !scope.some((s) => s === "" || pathWithin(path, s))) continue;
-      if (!ctx.flags.directories && !trackedDirs.has(parent(path))) continue;
-      if (policy.hidden(path)) {
-        withheld.push(path);
-        continue;
-      }
-      const info = await Deno.lstat(`${repo.dir}/${path}`).catch(() => null);
-      if (!info) continue;
-      if (info.isDirectory) {
-        skipped.push(path);
-        continue;
-      }
-      if (!dryRun) {
-        try {
-          await Deno.remove(`${repo.dir}/${path}`);
-        } catch (error) {
-          throw new PtermError("WriteFailed", `could not delete ${quoteName(path, repo.quotePath)} (${error.name}); ${plural(removed.length, "file")} were deleted before it and the rest are left as they were. Run \`git clean -n\` to see what remains.`);
-        }
-      }
-      removed.push(path);
-      for (let dir = parent(path); dir && !trackedDirs.has(dir); dir = parent(dir)) emptied.add(dir);
-    }
-    if (!dryRun && ctx.flags.directories) {
-      for (const dir of [
-        ...emptied
-      ].sort((a, b) => b.length - a.length)) {
-        await Deno.remove(`${repo.dir}/${dir}`).catch(() => {
-        });
-      }
-    }
-    return {
-      removed,
-      withheld,
-      skipped
-    };
-  });
-  const verb = dryRun ? "Would remove" : "Removing";
-  ctx.stdout.write(result.removed.length ? result.removed.map((p) => `${verb} ${quoteName(p, repo.quotePath)}`).join("\n") + "\n" : "Nothing to clean.\n");
-  if (result.withheld.length) {
-    ctx.stderr.write(`${plural(result.withheld.length, "secret path")} left in place (pterm never touches them).
-`);
-  }
-  for (const path of result.skipped) ctx.stderr.write(`Skipping repository ${quoteName(path, repo.quotePath)}
-`);
-  const listed = bounded(result.removed);
-  return {
-    repo_path: rel,
-    dry_run: dryRun,
-    removed: listed.items,
-    withheld: result.withheld,
-    skipped: result.skipped,
-    truncated: listed.truncated
-  };
-};
-
-// commands/git/handlers/reset.ts
-var reset = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
-  const modes = [
-    "soft",
-    "mixed",
-    "hard"
-  ].filter((m) => ctx.flags[m]);
-  if (modes.length > 1) throw new PtermError("InvalidArgs", "give only one of --soft, --mixed, --hard.");
-  const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
-  const rev = split.revs[0];
-  const specs = userPaths([
-    ...ctx.flags.path,
-    ...split.paths
-  ]);
-  if (specs.length > 0) {
-    if (modes.length && modes[0] !== "mixed") {
-      throw new PtermError("InvalidArgs", `--${modes[0]} cannot be combined with --path (paths only reset the index).`);
-    }
-    const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
-    ctx.stdout.write(changed.length ? `Unstaged ${plural(changed.length, "path")}.
-` : "Nothing to unstage.\n");
-    const listed2 = bounded(changed);
-    return {
-      repo_path: rel,
-      mode: "paths",
-      head: readHead(repo).oid,
-      changed_paths: listed2.items,
-      truncated: listed2.truncated
-    };
-  }
-  const mode = modes[0] ?? "mixed";
-  const author = authorOf(ctx, repo);
-  const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
-  ctx.stdout.write(`HEAD is now at ${result.head.slice(0, 7)} (${mode}; ${plural(result.changed_paths.length, "path")} changed).
-`);
-  const listed = bounded(result.changed_paths);
-  return {
-    repo_path: rel,
-    mode,
-    head: result.head,
-    changed_paths: listed.items,
-    truncated: listed.truncated
-  };
-};
-
-// commands/git/worktree/rm_mv.ts
-async function removePaths(repo, index, policy, specs, options) {
-  const tracked = [
-    .../* @__PURE__ */ new Set([
-      ...index.entries.keys(),
-      ...index.conflicts.keys()
-    ])
-  ].sort(comparePaths);
-  const selected = /* @__PURE__ */ new Set();
-  for (const spec of specs) {
-    if (spec === "" && !options.recursive) {
-      throw new PtermError("InvalidArgs", "removing the whole repository needs --recursive.");
-    }
-    const hidden = spec === "" ? null : policy.hidden(spec);
-    if (hidden) throw hiddenPathDenied(spec, hidden, "git rm changed nothing");
-    const matching = tracked.filter((p) => pathWithin(p, spec));
-    if (matching.length === 0) {
-      throw new PtermError("NotFound", `pathspec \`${spec}\` did not match any tracked file (see git status).`);
-    }
-    if (!options.recursive && !(matching.length === 1 && matching[0] === spec)) {
-      throw new PtermError("InvalidArgs", `not removing the folder \`${spec}\` without --recursive.`);
-    }
-    for (const p of matching) if (!policy.hidden(p)) selected.add(p);
-  }
-  refuseSkipWorktree(index, selected, "git rm");
-  const head = await flattenTree(repo, await headTree(repo));
-  const problems = [];
-  if (!options.force) {
-    for (const path of selected) {
-      const entry = index.entries.get(path);
-      if (!entry) continue;
-      const inHead = head.get(path);
-      const stagedDiffers = !inHead || inHead.oid !== entry.oid;
-      const local = await worktreeState(repo, entry, index.fileMtimeMs);
-      const localDiffers = local === "dirty";
-      if (stagedDiffers && localDiffers) problems.push(`${path} (staged content differs from both the file and HEAD)`);
-      else if (!options.cached && stagedDiffers) problems.push(`${path} (has changes staged in the index)`);
-      else if (!options.cached && localDiffers) problems.push(`${path} (has local modifications)`);
-    }
-  }
-  if (problems.length > 0) {
-    throw new PtermError("UncommittedChanges", `git rm refused, to avoid losing changes: ${problems.slice(0, 20).join(", ")}. Use --cached to keep the files, or --force to remove them anyway.`);
-  }
-  const writer = new WorktreeWriter(repo);
-  const removed = [
-    ...selected
-  ].sort(comparePaths);
-  for (const path of removed) {
-    index.remove(path);
-    if (!options.cached) writer.removeFile(path);
-  }
-  return removed;
-}
-function movePath(repo, index, policy, source, destination, force) {
-  for (const p of [
-    source,
-    destination
-  ]) {
-    checkRepoPath(p, p === source ? "<source>" : "<destination>");
-    const hidden = policy.hidden(p);
-    if (hidden) throw hiddenPathDenied(p, hidden, "git mv changed nothing");
-  }
-  const entries = [
-    ...index.entries.keys()
-  ].filter((p) => pathWithin(p, source)).sort(comparePaths);
-  if (entries.length === 0) {
-    throw new PtermError("NotFound", `\`${source}\` is not tracked (git mv moves tracked files; see git status).`);
-  }
-  if ([
-    ...index.conflicts.keys()
-  ].some((p) => pathWithin(p, source))) {
-    throw new PtermError("Conflict", `\`${source}\` has unresolved conflicts; resolve them before moving it.`);
-  }
-  const srcInfo = lstatTracked(repo, source);
-  if (!srcInfo) throw new PtermError("NotFound", `\`${source}\` is tracked but missing from the work tree.`);
-  let target = destination;
-  const destInfo = lstatTracked(repo, destination);
-  if (destInfo?.isDirectory && !destInfo.isSymlink) target = `${destination}/${source.split("/").pop()}`;
-  if (target === source) throw new PtermError("InvalidArgs", "source and destination are the same.");
-  if (pathWithin(target, source)) throw new PtermError("InvalidArgs", `cannot move \`${source}\` into itself.`);
-  const targetInfo = lstatTracked(repo, target);
-  const isDir = srcInfo.isDirectory;
-  if (targetInfo) {
-    if (isDir || targetInfo.isDirectory || !force) {
-      throw new PtermError("AlreadyExists", `\`${target}\` already exists${isDir ? "" : "; pass --force to overwrite it"}.`);
-    }
-  }
-  const parent = target.includes("/") ? target.slice(0, target.lastIndexOf("/")) : "";
-  if (parent) {
-    const parentInfo = lstatTracked(repo, parent);
-    if (!parentInfo?.isDirectory) {
-      throw new PtermError("NotFound", `the destination folder \`${parent}\` does not exist; create it first (or move to an existing folder).`);
-    }
-  }
-  refuseSkipWorktree(index, entries, "git mv");
-  const writer = new WorktreeWriter(repo);
-  writer.refuseGitDirectories(entries.map((path) => [
-    target + path.slice(source.length),
-    index.entries.get(path).mode
-  ]), entries, "git mv");
-  writer.prepareParentsReadOnly(source);
-  const destAbs = writer.prepare(target);
-  if (targetInfo) Deno.removeSync(destAbs);
-  Deno.renameSync(`${repo.dir}/${source}`, destAbs);
-  const moved = [];
-  for (const path of entries) {
-    const entry = index.entries.get(path);
-    const to = target + path.slice(source.length);
-    index.remove(path);
-    index.set({
-      ...entry,
-      path: to
-    });
-    moved.push({
-      from: path,
-      to
-    });
-  }
-  return moved;
-}
-
-// commands/git/handlers/rm.ts
-var rm = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
-  const specs = userPaths(ctx.flags.path);
-  if (specs.length === 0) throw new PtermError("InvalidArgs", "git rm needs at least one --path.");
-  const removed = await withRepoLock(repo, () => removePaths(repo, loadIndex(repo), policy, specs, {
-    cached: ctx.flags.cached,
-    recursive: ctx.flags.recursive,
-    force: ctx.flags.force
-  }));
-  ctx.stdout.write(removed.map((p) => `rm '${p}'`).join("\n") + "\n");
-  return {
-    repo_path: rel,
-    removed,
-    cached: ctx.flags.cached
-  };
-};
-
-// commands/git/handlers/mv.ts
-var mv = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
-  const source = normalizeUserPath(ctx.positionals.source);
-  const destination = normalizeUserPath(ctx.positionals.destination);
-  const moved = await withRepoLock(repo, () => Promise.resolve(movePath(repo, loadIndex(repo), policy, source, destination, ctx.flags.force)));
-  ctx.stdout.write(moved.length === 1 ? `Renamed ${moved[0].from} to ${moved[0].to}.
-` : `Moved ${moved.length} files.
-`);
-  return {
-    repo_path: rel,
-    moved
-  };
-};
-
-// commands/git/porcelain/tags.ts
-async function describeTag(repo, name, object) {
-  const raw = await repo.objects.read(object);
-  if (raw.type === "tag") {
-    const tag2 = parseTag(raw.content);
-    const peeled = await peel(repo, object);
-    return {
-      name,
-      target: peeled.oid,
-      type: "annotated",
-      object,
-      message: tag2.message.replace(/\n+$/, "")
-    };
-  }
-  return {
-    name,
-    target: object,
-    type: "lightweight",
-    object,
-    message: null
-  };
-}
-async function listTags(repo) {
-  const out = [];
-  for (const [ref, oid] of listRefs(repo, "refs/tags")) out.push(await describeTag(repo, ref.slice(10), oid));
-  return out;
-}
-async function createTag(repo, name, options) {
-  checkTagName(name);
-  const refName = `refs/tags/${name}`;
-  const existing = resolveRefOid(repo, refName);
-  if (existing && !options.force) {
-    throw new PtermError("AlreadyExists", `the tag \`${name}\` already exists; pick another name or pass --force to move it.`);
-  }
-  const object = await resolveRevision(repo, options.ref ?? "HEAD");
-  let pointTo = object;
-  if (options.message !== void 0) {
-    const message = cleanupMessage(options.message, true);
-    if (message === "") throw new PtermError("InvalidArgs", "the tag message is empty; give --message some text.");
-    const type = (await repo.objects.read(object)).type;
-    pointTo = await repo.objects.write("tag", serializeTag({
-      object,
-      type,
-      tag: name,
-      tagger: signatureNow(options.author),
-      message
-    }));
-  }
-  await updateRef(repo, refName, pointTo, {
-    expected: existing,
-    message: `tag: ${name}`,
-    who: signatureNow(options.author)
-  });
-  const target = (await peel(repo, object)).oid;
-  return {
-    name,
-    target
-  };
-}
-async function deleteTag(repo, name) {
-  const refName = `refs/tags/${name}`;
-  const oid = resolveRefOid(repo, refName);
-  if (!oid) throw new PtermError("NotFound", `there is no tag ${name}; list tags with \`git tag\`.`);
-  await deleteRef(repo, refName, oid);
-  return oid;
-}
-
-// commands/git/handlers/tag.ts
-var tag = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx);
-  const name = ctx.positionals.name;
-  const target = ctx.positionals.target;
-  if (ctx.flags.annotate && !ctx.flags.message) {
-    throw new PtermError("InvalidArgs", `an annotated tag needs its message here (pterm opens no editor): \`git tag -a ${name ?? "<name>"} -m "\u2026"\`.`);
-  }
-  if (!name || ctx.flags.list || ctx.flags.lines !== void 0) {
-    if (target) throw new PtermError("InvalidArgs", "--list takes one pattern.");
-    if (ctx.flags.delete) {
-      throw new PtermError("InvalidArgs", "name the tag to delete: git tag --repo R --delete <name>.");
-    }
-    refuseUnfollowedLayout(repo, "tag", (ctx.flags.lines ?? 0) === 0);
-    const tags = (await listTags(repo)).filter((t) => matchesPattern(t.name, name)).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-    const lines = ctx.flags.lines ?? 0;
-    let text = "";
-    for (const t of tags) {
-      text += lines > 0 ? `${t.name.padEnd(15)} ${annotationLines(await contentsOf(repo, t.object), lines)}
-` : `${t.name}
-`;
-    }
-    ctx.stdout.write(text);
-    return {
-      repo_path: rel,
-      action: "list",
-      tags,
-      name: null,
-      target: null
-    };
-  }
-  if (ctx.flags.delete) {
-    const oid = await withRepoLock(repo, () => deleteTag(repo, name));
-    ctx.stdout.write(`Deleted tag '${name}' (was ${oid.slice(0, 7)}).
-`);
-    return {
-      repo_path: rel,
-      action: "delete",
-      tags: await listTags(repo),
-      name,
-      target: null
-    };
-  }
-  const author = authorOf(ctx, repo);
-  const made = await withRepoLock(repo, () => createTag(repo, name, {
-    ref: target,
-    message: ctx.flags.message,
-    author,
-    force: ctx.flags.force
-  }));
-  const info = await describeTag(repo, name, resolveRefOid(repo, `refs/tags/${name}`));
-  ctx.stdout.write(`Tagged ${made.target.slice(0, 7)} as ${name}${info.type === "annotated" ? " (annotated)" : ""}.
-`);
-  return {
-    repo_path: rel,
-    action: "create",
-    tags: [
-      info
-    ],
-    name,
-    target: made.target
-  };
-};
-async function contentsOf(repo, oid) {
-  const object = await repo.objects.read(oid);
-  let message;
-  if (object.type === "tag") message = parseTag(object.content).message;
-  else if (object.type === "commit") message = (await repo.objects.readCommit(oid)).message;
-  else return "";
-  message = message.replace(/^\n+/, "");
-  const signature = message.search(/^-----BEGIN (PGP|SSH) SIGNATURE-----$/m);
-  return signature >= 0 ? message.slice(0, signature) : message;
-}
-function annotationLines(contents, count) {
-  const out = [];
-  let at = 0;
-  for (let i = 0; i < count && at < contents.length; i++) {
-    const eol = contents.indexOf("\n", at);
-    out.push(eol < 0 ? contents.slice(at) : contents.slice(at, eol));
-    if (eol < 0) break;
-    at = eol + 1;
-  }
-  return out.join("\n    ");
-}
-
-// commands/git/handlers/revert.ts
-var revert = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const { repo, policy, rel } = opened;
-  const author = authorOf(ctx, repo);
-  const ref = ctx.flags.ref;
-  const action = sequenceAction(ctx.flags);
-  if (action) {
-    if (ref !== void 0 || ctx.flags["no-commit"]) {
-      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
-    }
-    const done = await finishSequence(ctx, opened, "revert", action);
-    return {
-      repo_path: rel,
-      action,
-      reverted: done.applied,
-      commit_id: done.commit_id,
-      changed_paths: done.changed_paths,
-      conflicts: []
-    };
-  }
-  if (!ref) {
-    throw new PtermError("InvalidArgs", "say which commit to revert: `git revert <commit>` (e.g. HEAD), or --continue, --abort, --quit, --skip.");
-  }
-  const result = await printingGitRefusal(ctx, "fatal: revert failed", () => withRepoLock(repo, () => revertCommit(repo, loadIndex(repo), policy, ref, {
-    noCommit: ctx.flags["no-commit"],
-    author
-  })));
-  const fields = {
-    repo_path: rel,
-    reverted: result.reverted,
-    commit_id: result.commit_id,
-    changed_paths: result.changed_paths,
-    conflicts: result.conflicts
-  };
-  if (result.conflicts.length > 0) {
-    ctx.stdout.write(result.printed?.stdout ?? "");
-    ctx.stderr.write(result.printed?.stderr ?? "");
-    throw new PtermError("Conflict", `reverting ${result.reverted.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them and \`git revert --continue\` (or \`git revert --abort\` to give up).`, {
-      result: fields
-    });
-  }
-  ctx.stdout.write(result.commit_id ? `Reverted ${result.reverted.slice(0, 7)} as ${result.commit_id.slice(0, 7)}.
-` : `Applied the revert of ${result.reverted.slice(0, 7)} to index and work tree (not committed).
-`);
-  return fields;
-};
-
-// commands/git/history/pretty.ts
-var DAYS = [
-  "Sun",
-  "Mon",
-  "Tue",
-  "Wed",
-  "Thu",
-  "Fri",
-  "Sat"
-];
-var MONTHS = [
-  "Jan",
-  "Feb",
-  "Mar",
-  "Apr",
-  "May",
-  "Jun",
-  "Jul",
-  "Aug",
-  "Sep",
-  "Oct",
-  "Nov",
-  "Dec"
-];
-var two = (n) => String(n).padStart(2, "0");
-function zone(minutes, colon) {
-  const sign = minutes < 0 ? "-" : "+";
-  const abs = Math.abs(minutes);
-  return `${sign}${two(Math.floor(abs / 60))}${colon ? ":" : ""}${two(abs % 60)}`;
-}
-function formatDate(sig, mode, now = Date.now() / 1e3) {
-  if (mode === "unix") return String(sig.timestamp);
-  if (mode === "raw") return `${sig.timestamp} ${zone(sig.tzOffset, false)}`;
-  if (mode === "relative") return relativeDate(sig.timestamp, now);
-  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3);
-  const y = local.getUTCFullYear();
-  const mo = local.getUTCMonth();
-  const d = local.getUTCDate();
-  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
-  switch (mode) {
-    case "short":
-      return `${y}-${two(mo + 1)}-${two(d)}`;
-    case "iso":
-      return `${y}-${two(mo + 1)}-${two(d)} ${time} ${zone(sig.tzOffset, false)}`;
-    case "iso-strict":
-      return `${y}-${two(mo + 1)}-${two(d)}T${time}${zone(sig.tzOffset, true)}`;
-    case "rfc":
-      return `${DAYS[local.getUTCDay()]}, ${d} ${MONTHS[mo]} ${y} ${time} ${zone(sig.tzOffset, false)}`;
-    default:
-      return `${DAYS[local.getUTCDay()]} ${MONTHS[mo]} ${d} ${time} ${y} ${zone(sig.tzOffset, false)}`;
-  }
-}
-function relativeDate(timestamp, now) {
-  const when = Math.floor(now);
-  if (timestamp > when) return "in the future";
-  let diff = when - timestamp;
-  const ago = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
-  if (diff < 90) return ago(diff, "second");
-  diff = Math.floor((diff + 30) / 60);
-  if (diff < 90) return ago(diff, "minute");
-  diff = Math.floor((diff + 30) / 60);
-  if (diff < 36) return ago(diff, "hour");
-  diff = Math.floor((diff + 12) / 24);
-  if (diff < 14) return ago(diff, "day");
-  if (diff < 70) return ago(Math.floor((diff + 3) / 7), "week");
-  if (diff < 365) return ago(Math.floor((diff + 15) / 30), "month");
-  if (diff < 1825) {
-    const totalMonths = Math.floor((diff * 12 * 2 + 365) / (365 * 2));
-    const years = Math.floor(totalMonths / 12);
-    const months = totalMonths % 12;
-    if (months) {
-      return `${years} ${years === 1 ? "year" : "years"}, ${months} ${months === 1 ? "month" : "months"} ago`;
-    }
-    return ago(years, "year");
-  }
-  return ago(Math.floor((diff + 183) / 365), "year");
-}
-function indented(message, tabWidth, firstParagraphOnly) {
-  const out = [];
-  for (const written of message.split("\n")) {
-    const line = written.replace(/[ \t\n\r\v\f]+$/, "");
-    if (line === "") {
-      if (out.length === 0) continue;
-      if (firstParagraphOnly) break;
-    }
-    out.push(`    ${tabWidth ? expandTabs(line, tabWidth) : line}`);
-  }
-  while (out.length && out[out.length - 1] === "    ") out.pop();
-  return out.join("\n");
-}
-function expandTabs(line, tabWidth) {
-  if (!line.includes("	")) return line;
-  let out = "";
-  let column = 0;
-  for (const char of line) {
-    if (char === "	") {
-      const spaces = tabWidth - column % tabWidth;
-      out += " ".repeat(spaces);
-      column += spaces;
-    } else {
-      out += char;
-      column++;
-    }
-  }
-  return out;
-}
-function decorationOf(ctx, oid, wrapped) {
-  const list = ctx.decorations?.get(oid);
-  if (!list?.length) return "";
-  return wrapped ? ` (${list.join(", ")})` : list.join(", ");
-}
-function sanitized(subject) {
-  return subject.replace(/[^A-Za-z0-9._]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").replace(/\.+/g, ".");
-}
-function expand(ctx, oid, commit, template) {
-  const { subject, body } = splitMessage(commit.message);
-  const person = (sig, key) => {
-    switch (key) {
-      case "n":
-      case "N":
-        return sig.name;
-      case "e":
-      case "E":
-        return sig.email;
-      case "l":
-      case "L":
-        return sig.email.split("@")[0];
-      case "d":
-        return formatDate(sig, ctx.date);
-      case "D":
-        return formatDate(sig, "rfc");
-      case "r":
-        return formatDate(sig, "relative");
-      case "t":
-        return String(sig.timestamp);
-      case "i":
-        return formatDate(sig, "iso");
-      case "I":
-        return formatDate(sig, "iso-strict");
-      case "s":
-        return formatDate(sig, "short");
-      default:
-        return null;
-    }
-  };
-  let out = "";
-  for (let i = 0; i < template.length; i++) {
-    const c = template[i];
-    if (c !== "%") {
-      out += c;
-      continue;
-    }
-    const next = template[i + 1];
-    const rest = template.slice(i + 1);
-    let used = 1;
-    let value = null;
-    switch (next) {
-      case "%":
-        value = "%";
-        break;
-      case "n":
-        value = "\n";
-        break;
-      case "H":
-        value = oid;
-        break;
-      case "h":
-        value = abbreviate(ctx.repo, oid);
-        break;
-      case "T":
-        value = commit.tree;
-        break;
-      case "t":
-        value = abbreviate(ctx.repo, commit.tree);
-        break;
-      case "P":
-        value = commit.parents.join(" ");
-        break;
-      case "p":
-        value = commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ");
-        break;
-      case "s":
-        value = subject;
-        break;
-      case "f":
-        value = sanitized(subject);
-        break;
-      case "b":
-        value = body ? body.replace(/\n*$/, "\n") : "";
-        break;
-      case "B":
-        value = commit.message.replace(/\n*$/, "\n");
-        break;
-      case "d":
-        value = decorationOf({
-          ...ctx,
-          decorations: ctx.decorations
-        }, oid, true);
-        break;
-      case "D":
-        value = decorationOf(ctx, oid, false);
-        break;
-      case "e":
-      case "N":
-        value = "";
-        break;
-      case "a":
-      case "c": {
-        value = person(next === "a" ? commit.author : commit.committer, template[i + 2] ?? "");
-        if (value !== null) used = 2;
-        break;
-      }
-      case "x": {
-        const hex = /^x([0-9a-fA-F]{2})/.exec(rest);
-        if (hex) {
-          value = String.fromCharCode(parseInt(hex[1], 16));
-          used = 3;
-        }
-        break;
-      }
-      case "C": {
-        const named2 = /^C(\([^)]*\)|red|green|blue|reset)/.exec(rest);
-        if (named2) {
-          value = "";
-          used = named2[0].length;
-        }
-        break;
-      }
-    }
-    if (value === null) {
-      out += "%";
-      continue;
-    }
-    out += value;
-    i += used;
-  }
-  return out;
-}
-function prettyCommit(ctx, fmt, oid, commit) {
-  if (fmt.kind === "template") return expand(ctx, oid, commit, fmt.template);
-  const id = ctx.abbrevCommit ? abbreviate(ctx.repo, oid) : oid;
-  const decorated = decorationOf(ctx, oid, true);
-  const { subject } = splitMessage(commit.message);
-  if (fmt.name === "oneline") return `${id}${decorated} ${subject}`;
-  if (fmt.name === "reference") {
-    return `${abbreviate(ctx.repo, oid)} (${subject}, ${formatDate(commit.author, "short")})`;
-  }
-  const lines = [
-    `commit ${id}${decorated}`
-  ];
-  if (commit.parents.length > 1) lines.push(`Merge: ${commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ")}`);
-  const who = (s) => `${s.name} <${s.email}>`;
-  if (fmt.name === "fuller") {
-    lines.push(`Author:     ${who(commit.author)}`, `AuthorDate: ${formatDate(commit.author, ctx.date)}`);
-    lines.push(`Commit:     ${who(commit.committer)}`, `CommitDate: ${formatDate(commit.committer, ctx.date)}`);
-  } else if (fmt.name === "full") {
-    lines.push(`Author: ${who(commit.author)}`, `Commit: ${who(commit.committer)}`);
-  } else {
-    lines.push(`Author: ${who(commit.author)}`);
-    if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
-  }
-  const short = fmt.name === "short";
-  const message = indented(commit.message, short ? 0 : 8, short);
-  return message ? `${lines.join("\n")}
-
-${message}
-` : `${lines.join("\n")}
-`;
-}
-
-// commands/git/porcelain/merge_into.ts
-async function squashInto(repo, index, policy, rev, head, theirs) {
-  let changed;
-  let conflicts = [];
-  if (await isAncestor(repo, head, theirs)) {
-    await requireIndexMatchesHead(repo, index, "merge");
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head), await treeOf(repo, theirs), "safe", "merge");
-    changed = result.changed;
-  } else {
-    await requireIndexMatchesHead(repo, index, "merge");
-    const base = await mergeBaseTree(repo, head, theirs);
-    const merge2 = await mergeTrees(repo, base.tree, await treeOf(repo, head), await treeOf(repo, theirs), {
-      ours: "HEAD",
-      theirs: rev,
-      base: base.label
-    });
-    const applied = await applyMerge(repo, index, policy, merge2, "merge");
-    changed = applied.changed;
-    conflicts = applied.conflicts;
-  }
-  const listed = await walkLog(repo, theirs, Number.MAX_SAFE_INTEGER, null, await ancestorsOf(repo, head));
-  const context = {
-    repo,
-    date: "default",
-    decorations: null,
-    abbrevCommit: false
-  };
-  const entries = [];
-  for (const c of listed) {
-    entries.push(prettyCommit(context, {
-      kind: "builtin",
-      name: "medium"
-    }, c.id, await readCommit(repo, c.id)));
-  }
-  writeStateFile(repo, "SQUASH_MSG", `Squashed commit of the following:
-
-${entries.join("\n")}`);
-  return {
-    outcome: "squashed",
-    head,
-    commit_id: null,
-    changed,
-    conflicts
-  };
-}
-async function mergeInto(repo, index, policy, rev, options) {
-  const head = readHead(repo);
-  if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
-    throw new PtermError("Conflict", "a merge is already in progress; commit the resolution or run `git merge --abort`.");
-  }
-  const theirs = await resolveCommit(repo, rev);
-  if (!head.oid) {
-    throw new PtermError("NotFound", "the current branch has no commits yet; commit first (or check out the other branch).");
-  }
-  if (await isAncestor(repo, theirs, head.oid)) {
-    return {
-      outcome: "up-to-date",
-      head: head.oid,
-      commit_id: null,
-      changed: [],
-      conflicts: []
-    };
-  }
-  const who = signatureNow(options.author);
-  const action = options.reflogAction ?? `merge ${rev}`;
-  const full = dwimRef(repo, rev) ?? "";
-  const theirsName = full.startsWith("refs/heads/") ? `branch '${rev}'` : full.startsWith("refs/tags/") ? `tag '${rev}'` : full.startsWith("refs/remotes/") ? `remote-tracking branch '${rev}'` : `commit '${rev}'`;
-  if (options.squash) return await squashInto(repo, index, policy, rev, head.oid, theirs);
-  if (!options.noFf && await isAncestor(repo, head.oid, theirs)) {
-    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, theirs), "safe", "merge");
-    writeStateFile(repo, "ORIG_HEAD", `${head.oid}
-`);
-    await advanceHead(repo, theirs, {
-      expected: head.oid,
-      message: `${action}: Fast-forward`,
-      who
-    });
-    return {
-      outcome: "fast-forward",
-      head: theirs,
-      commit_id: theirs,
-      changed: result.changed,
-      conflicts: []
-    };
-  }
-  await requireIndexMatchesHead(repo, index, "merge");
-  const base = await mergeBaseTree(repo, head.oid, theirs);
-  const [oursTree, theirsTree] = [
-    await treeOf(repo, head.oid),
-    await treeOf(repo, theirs)
-  ];
-  const merge2 = await mergeTrees(repo, base.tree, oursTree, theirsTree, {
-    ours: "HEAD",
-    theirs: rev,
-    base: base.label
-  });
-  const applied = await applyMerge(repo, index, policy, merge2, "merge");
-  const into = head.branch ? [
-    "main",
-    "master"
-  ].includes(head.branch) ? "" : ` into ${head.branch}` : " into HEAD";
-  const message = options.message ?? `Merge ${theirsName}${into}`;
-  writeStateFile(repo, "ORIG_HEAD", `${head.oid}
-`);
-  if (applied.conflicts.length > 0) {
-    writeStateFile(repo, "MERGE_HEAD", `${theirs}
-`);
-    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(`${message}
-`, applied.conflicts));
-    writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
-    const lines = await mergeMessages(repo, {
-      base: base.tree,
-      ours: oursTree,
-      theirs: theirsTree
-    }, [
-      .../* @__PURE__ */ new Set([
-        ...applied.changed,
-        ...applied.conflicts
-      ])
-    ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, rev);
-    return {
-      outcome: "conflict",
-      head: head.oid,
-      commit_id: null,
-      changed: applied.changed,
-      conflicts: applied.conflicts,
-      printed: {
-        stdout: `${lines}Automatic merge failed; fix conflicts and then commit the result.
-`,
-        stderr: ""
-      }
-    };
-  }
-  const commitId = await commitIndex(repo, index, {
-    message,
-    author: options.author,
-    allowEmpty: true,
-    extraParents: [
-      theirs
-    ],
-    reflogMessage: `${action}: Merge made by the 'ort' strategy.`
-  });
-  return {
-    outcome: "merge",
-    head: commitId,
-    commit_id: commitId,
-    changed: applied.changed,
-    conflicts: []
-  };
-}
-
-// commands/git/handlers/merge.ts
-var merge = async (ctx) => {
-  const opened = await openFromFlags(ctx);
-  const { repo, policy, rel } = opened;
-  const author = authorOf(ctx, repo);
-  const action = sequenceAction(ctx.flags);
-  if (action) {
-    if (ctx.flags.branch) throw new PtermError("InvalidArgs", `--${action} takes no branch.`);
-    const done = await finishSequence(ctx, opened, "merge", action);
-    return {
-      repo_path: rel,
-      outcome: action === "continue" ? "merge" : action === "quit" ? "quit" : "aborted",
-      commit_id: done.commit_id,
-      head: readHead(repo).oid,
-      changed_paths: done.changed_paths,
-      conflicts: []
-    };
-  }
-  if (!ctx.flags.branch) throw new PtermError("InvalidArgs", "say what to merge: `git merge <branch>`.");
-  const branchName = ctx.flags.branch;
-  if (ctx.flags.squash && (ctx.flags["no-ff"] || ctx.flags.message !== void 0)) {
-    throw new PtermError("InvalidArgs", "--squash makes no commit, so it takes no --no-ff or -m: give the message to the `git commit` that follows.");
-  }
-  if (ctx.flags["ff-only"]) {
-    if (ctx.flags["no-ff"]) throw new PtermError("InvalidArgs", "--ff-only and --no-ff contradict each other.");
-    const head = readHead(repo).oid;
-    const theirs = await resolveCommit(repo, branchName);
-    if (head && head !== theirs && !(await mergeBases(repo, head, theirs)).includes(head) && !(await mergeBases(repo, head, theirs)).includes(theirs)) {
-      throw new PtermError("Rejected", `not possible to fast-forward to ${branchName}: the branches have diverged. Nothing was changed. \`git merge ${quoteWord(branchName)}\` makes a merge commit.`);
-    }
-  }
-  const outcome = await printingGitRefusal(ctx, "Merge with strategy ort failed.", () => withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, branchName, {
-    noFf: ctx.flags["no-ff"],
-    message: ctx.flags.message,
-    author,
-    squash: ctx.flags.squash
-  })));
-  const fields = {
-    repo_path: rel,
-    commit_id: outcome.commit_id,
-    head: outcome.head,
-    changed_paths: outcome.changed,
-    conflicts: outcome.conflicts
-  };
-  if (outcome.outcome === "squashed") {
-    if (outcome.conflicts.length > 0) {
-      throw new PtermError("Conflict", `squashing ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\` (the message is prepared), or \`git reset --hard\` to give up (HEAD did not move).`, {
-        result: {
-          ...fields,
-          outcome: "squashed"
-        }
-      });
-    }
-    ctx.stdout.write(`Squash commit -- not updating HEAD (${plural(outcome.changed.length, "file")} changed, staged). \`git commit\` records them with the prepared message (or -m).
-`);
-    return {
-      ...fields,
-      outcome: outcome.outcome
-    };
-  }
-  if (outcome.outcome === "conflict") {
-    ctx.stdout.write(outcome.printed.stdout);
-    ctx.stderr.write(outcome.printed.stderr);
-    throw new PtermError("Conflict", `merging ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\`, or \`git merge --abort\`.`, {
-      result: {
-        ...fields,
-        outcome: "conflict"
-      }
-    });
-  }
-  const text = outcome.outcome === "up-to-date" ? "Already up to date." : outcome.outcome === "fast-forward" ? `Fast-forward to ${outcome.head.slice(0, 7)}` : `Merge made: ${outcome.commit_id.slice(0, 7)}`;
-  ctx.stdout.write(`${text} (${plural(outcome.changed.length, "file")} changed).
-`);
-  const hooks = outcome.outcome === "up-to-date" ? null : skippedHooks(repo, outcome.outcome === "fast-forward" ? [
-    "post-merge"
-  ] : [
-    "pre-merge-commit",
-    "prepare-commit-msg",
-    "commit-msg",
-    "post-merge"
-  ]);
-  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
-`);
-  return {
-    ...fields,
-    outcome: outcome.outcome
-  };
-};
-
-// commands/git/handlers/stash_push.ts
-var stashPushHandler = async (ctx) => {
-  const { repo, policy, rel } = await openFromFlags(ctx);
-  const author = authorOf(ctx, repo);
-  const result = await withRepoLock(repo, () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"], userPaths(ctx.flags.path)));
-  if (!result) {
-    ctx.stdout.write("No local changes to save.\n");
-    return {
-      repo_path: rel,
-      stash: null,
-      commit_id: null,
-      message: null,
-      changed_paths: []
-    };
-  }
-  ctx.stdout.write(`Saved working directory and index state ${result.message}
-`);
-  return {
-    repo_path: rel,
-    stash: "stash@{0}",
-    commit_id: result.commit_id,
-    message: result.message,
-    changed_paths: result.changed
-  };
-};
-
-// commands/git/handlers/stash_pop.ts
-var stashPop = applyHandler(true);
-
-// commands/git/handlers/stash_apply.ts
-var stashApplyHandler = applyHandler(false);
-
-// commands/git/handlers/stash_list.ts
-var stashList = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx, "read");
-  const entries = listStash(repo);
-  ctx.stdout.write(entries.map((e) => `${e.ref}: ${e.message}
-`).join(""));
-  return {
-    repo_path: rel,
-    entries
-  };
-};
-
-// commands/git/handlers/stash_drop.ts
-var stashDropHandler = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx);
-  const n = parseStashRef(ctx.positionals.stash);
-  const oid = await withRepoLock(repo, () => stashDrop(repo, n));
-  ctx.stdout.write(`Dropped stash@{${n}} (${oid.slice(0, 7)}).
-`);
-  return {
-    repo_path: rel,
-    stash: `stash@{${n}}`,
-    commit_id: oid
-  };
-};
-
-// commands/git/handlers/stash_clear.ts
-var stashClearHandler = async (ctx) => {
-  const { repo, rel } = await openFromFlags(ctx);
-  const cleared = await withRepoLock(repo, () => stashClear(repo));
-  ctx.stdout.write(`Cleared ${plural(cleared, "stash entry")}.
-`.replace("entrys", "entries"));
-  return {
-    repo_path: rel,
-    cleared
-  };
-};
-
-// commands/patch/binary.ts
-var ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
-var DIGIT = new Int16Array(128).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
-function decodeBase85Line(line) {
-  const c = line.charCodeAt(0);
-  const length = c >= 65 && c <= 90 ? c - 64 : c >= 97 && c <= 122 ? c - 96 + 26 : 0;
-  const body = line.slice(1);
-  if (length === 0 || body.length !== Math.ceil(length / 4) * 5) return null;
-  const out = new Uint8Array(Math.ceil(length / 4) * 4);
-  for (let g = 0; g < body.length / 5; g++) {
-    let acc = 0;
-    for (let k = 0; k < 5; k++) {
-      const code = body.charCodeAt(g * 5 + k);
-      const d = code < 128 ? DIGIT[code] : -1;
-      if (d < 0) return null;
-      acc = acc * 85 + d;
-    }
-    if (acc > 4294967295) return null;
-    out[g * 4] = acc >>> 24;
-    out[g * 4 + 1] = acc >>> 16 & 255;
-    out[g * 4 + 2] = acc >>> 8 & 255;
-    out[g * 4 + 3] = acc & 255;
-  }
-  return out.subarray(0, length);
-}
-function parseBinaryPatch(text, at) {
-  const hunks = [];
-  let i = at;
-  while (hunks.length < 2 && i < text.length) {
-    const header = /^(literal|delta) (\d+)$/.exec(text[i]);
-    if (!header) break;
-    i++;
-    const chunks = [];
-    for (; i < text.length && text[i] !== ""; i++) {
-      const bytes = decodeBase85Line(text[i]);
-      if (!bytes) return {
-        error: i
-      };
-      chunks.push(bytes);
-    }
-    i++;
-    const data = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let o = 0;
-    for (const c of chunks) {
-      data.set(c, o);
-      o += c.length;
-    }
-    hunks.push({
-      kind: header[1],
-      size: Number(header[2]),
-      data
-    });
-  }
-  if (hunks.length === 0) return {
-    error: at
-  };
-  return {
-    hunk: hunks[0],
-    reverse: hunks[1] ?? null,
-    next: i
-  };
-}
-async function blobId(bytes) {
-  return await sha1(new TextEncoder().encode(`blob ${bytes.length}\0`), bytes);
-}
-function blobIdSync(bytes) {
-  return sha1Sync(concatBytes([
-    new TextEncoder().encode(`blob ${bytes.length}\0`),
-    bytes
-  ]));
-}
-var BinaryPatchError = class extends Error {
-};
-function applyBinaryHunk(hunk, base) {
-  let inflated;
-  try {
-    inflated = inflateZlibSync(hunk.data, hunk.size);
-  } catch {
-    throw new BinaryPatchError("its data is not a valid zlib stream (the patch was damaged)");
-  }
-  if (inflated.length !== hunk.size) {
-    throw new BinaryPatchError(`its data inflates to ${inflated.length} bytes, not the ${hunk.size} it states`);
-  }
-  if (hunk.kind === "literal") return inflated;
-  try {
-    return applyDelta(base, inflated);
-  } catch {
-    throw new BinaryPatchError("its delta does not fit the file's current content");
-  }
-}
-
-// commands/patch/text.ts
-var decoder = new TextDecoder("utf-8", {
-  fatal: true,
-  ignoreBOM: true
-});
-var encoder3 = new TextEncoder();
-function decodeLossless(bytes) {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-  }
-  const parts = [];
-  let start = 0;
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i];
-    const length = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
-    let valid = length > 0 && i + length <= bytes.length;
-    if (valid && length > 1) {
-      try {
-        decoder.decode(bytes.subarray(i, i + length));
-      } catch {
-        valid = false;
-      }
-    }
-    if (valid) {
-      i += length;
-      continue;
-    }
-    if (start < i) parts.push(decoder.decode(bytes.subarray(start, i)));
-    parts.push(String.fromCharCode(56320 + b));
-    i++;
-    start = i;
-  }
-  if (start < bytes.length) parts.push(decoder.decode(bytes.subarray(start)));
-  return parts.join("");
-}
-function encodeLossless(text) {
-  if (!/[\udc80-\udcff]/.test(text)) return encoder3.encode(text);
-  const parts = [];
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 55296 && c <= 56319) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 56320 && next <= 57343) i++;
-      continue;
-    }
-    if (c < 56448 || c > 56575) continue;
-    parts.push(encoder3.encode(text.slice(start, i)), new Uint8Array([
-      c - 56320
-    ]));
-    start = i + 1;
-  }
-  parts.push(encoder3.encode(text.slice(start)));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-var TextDoc = class _TextDoc {
-  /** Lines without their `\n`; a line of a CRLF file keeps its trailing `\r`. */
-  lines;
-  /** Whether the last line ends with a newline. */
-  finalNewline;
-  /** The lines lower-cased and without indentation or `\r`, built on first use and kept in step. */
-  #normalized = null;
-  /** How many lines end with `\r`, counted on first use and kept in step. */
-  #crCount = null;
-  /** Whether the file starts with a UTF-8 byte-order mark: kept through every edit, never matched against. */
-  bom;
-  constructor(lines, finalNewline, bom = false) {
-    this.lines = lines;
-    this.finalNewline = finalNewline;
-    this.bom = bom;
-  }
-  static fromText(text) {
-    if (text === "") return new _TextDoc([], false);
-    const lines = text.split("\n");
-    const finalNewline = lines[lines.length - 1] === "";
-    if (finalNewline) lines.pop();
-    return new _TextDoc(lines, finalNewline);
-  }
-  /** Decodes UTF-8; returns null for content that is not text (invalid UTF-8 or a NUL byte). */
-  static fromBytes(bytes) {
-    if (bytes.includes(0)) return null;
-    let text;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      return null;
-    }
-    const bom = text.charCodeAt(0) === 65279;
-    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
-    doc.bom = bom;
-    return doc;
-  }
-  /**
-   * Like `fromBytes`, but bytes that are not UTF-8 are kept as escapes (`decodeLossless`) rather
-   * than refused: for git.diff, which applies a diff of such a file byte for byte as git does.
-   * Null only for content with a NUL byte (binary to git too).
-   */
-  static fromBytesLossless(bytes) {
-    if (bytes.includes(0)) return null;
-    const text = decodeLossless(bytes);
-    const bom = text.charCodeAt(0) === 65279;
-    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
-    doc.bom = bom;
-    return doc;
-  }
-  clone() {
-    return new _TextDoc([
-      ...this.lines
-    ], this.finalNewline, this.bom);
-  }
-  get length() {
-    return this.lines.length;
-  }
-  /** How many lines end with `\r`. */
-  get crLines() {
-    if (this.#crCount === null) {
-      this.#crCount = 0;
-      for (const line of this.lines) if (line.endsWith("\r")) this.#crCount++;
-    }
-    return this.#crCount;
-  }
-  /** The style most lines use; a file with no line breaks counts as LF. */
-  get style() {
-    this.crLines;
-    const breaks = this.finalNewline ? this.lines.length : this.lines.length - 1;
-    return this.#crCount > 0 && this.#crCount * 2 >= breaks ? "crlf" : "lf";
-  }
-  toText() {
-    if (this.lines.length === 0) return "";
-    return this.lines.join("\n") + (this.finalNewline ? "\n" : "");
-  }
-  toBytes() {
-    return encodeLossless((this.bom ? "\uFEFF" : "") + this.toText());
-  }
-  /** Line `i` (0-based) without its `\r`. */
-  plain(i) {
-    const line = this.lines[i];
-    return line.endsWith("\r") ? line.slice(0, -1) : line;
-  }
-  /** Line `i` as keyword matching compares it: no indentation, no `\r`, lower case. */
-  normalized(i) {
-    return this.normalizedLines()[i];
-  }
-  /** Every line as keyword matching compares it (do not modify). */
-  normalizedLines() {
-    this.#normalized ??= this.lines.map(normalizeForMatch);
-    return this.#normalized;
-  }
-  /** Replaces `count` lines at `start` (0-based) with `inserted` (already in the file's style). */
-  splice(start, count, inserted) {
-    if (this.#crCount !== null) {
-      for (let i = start; i < Math.min(start + count, this.lines.length); i++) {
-        if (this.lines[i].endsWith("\r")) this.#crCount--;
-      }
-      for (const line of inserted) if (line.endsWith("\r")) this.#crCount++;
-    }
-    this.lines.splice(start, count, ...inserted);
-    this.#normalized?.splice(start, count, ...inserted.map(normalizeForMatch));
-  }
-  /** Gives `text`'s lines this file's line ending style, ready to be spliced in. */
-  adopt(lines) {
-    const crlf = this.style === "crlf";
-    return lines.map((line) => {
-      const bare = line.endsWith("\r") ? line.slice(0, -1) : line;
-      return crlf ? bare + "\r" : bare;
-    });
-  }
-  /** "确保末尾换行" (ensure a final newline): a non-empty file ends with a line break in its own style. */
-  ensureFinalNewline() {
-    if (this.lines.length === 0) return;
-    if (!this.finalNewline && this.style === "crlf") {
-      const last = this.lines.length - 1;
-      if (!this.lines[last].endsWith("\r")) this.splice(last, 1, [
-        this.lines[last] + "\r"
-      ]);
-    }
-    this.finalNewline = true;
-  }
-};
-function normalizeForMatch(line) {
-  let end = line.length;
-  if (end > 0 && line.charCodeAt(end - 1) === 13) end--;
-  let start = 0;
-  while (start < end && (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 9)) start++;
-  return line.slice(start, end).toLowerCase();
-}
-function countChanges(before, after) {
-  let start = 0;
-  while (start < before.length && start < after.length && before[start] === after[start]) start++;
-  let endBefore = before.length;
-  let endAfter = after.length;
-  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
-    endBefore--;
-    endAfter--;
-  }
-  const a = before.slice(start, endBefore);
-  const b = after.slice(start, endAfter);
-  const common = lcsLength(a, b);
-  return {
-    added: b.length - common,
-    removed: a.length - common
-  };
-}
-var MAX_EDIT_DISTANCE = 4e3;
-function lcsLength(a, b) {
-  const n = a.length;
-  const m = b.length;
-  if (n === 0 || m === 0) return 0;
-  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
-  const offset = max + 1;
-  const v = new Int32Array(2 * max + 3);
-  for (let d = 0; d <= max; d++) {
-    for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      v[offset + k] = x;
-      if (x >= n && y >= m) return (n + m - d) / 2;
-    }
-  }
-  return 0;
-}
-
-// commands/patch/keys.ts
-function parseKeys(raw) {
-  const keys = [];
-  for (const part of raw.split(/[|,\n]/)) {
-    const key = normalizeForMatch(part.trim());
-    if (key !== "" && !keys.includes(key)) keys.push(key);
-  }
-  return keys;
-}
-function keysAsGiven(raw) {
-  const seen = /* @__PURE__ */ new Set();
-  const shown = [];
-  for (const part of raw.split(/[|,\n]/)) {
-    const key = normalizeForMatch(part.trim());
-    if (key === "" || seen.has(key)) continue;
-    seen.add(key);
-    shown.push(part.trim());
-  }
-  return shown;
-}
-function wholeDoc(doc) {
-  return {
-    first: 0,
-    last: doc.length - 1
-  };
-}
-function linesMatching(doc, scope, keys) {
-  const hits = [];
-  const lines = doc.normalizedLines();
-  if (keys.length === 1) {
-    const key = keys[0];
-    for (let i = scope.first; i <= scope.last; i++) if (lines[i].includes(key)) hits.push(i);
-    return hits;
-  }
-  for (let i = scope.first; i <= scope.last; i++) {
-    const line = lines[i];
-    if (keys.every((key) => line.includes(key))) hits.push(i);
-  }
-  return hits;
-}
-function locate(doc, scope, keys) {
-  const single = keys.map((key) => linesMatching(doc, scope, [
-    key
-  ]));
-  const uniqueSingles = new Set(single.filter((hits) => hits.length === 1).map((hits) => hits[0]));
-  if (uniqueSingles.size === 1) return {
-    kind: "unique",
-    line: [
-      ...uniqueSingles
-    ][0],
-    rule: "single-key"
-  };
-  const pairHits = /* @__PURE__ */ new Set();
-  if (keys.length >= 2) {
-    const uniquePairs = /* @__PURE__ */ new Set();
-    for (let i = 0; i < keys.length; i++) {
-      for (let j = i + 1; j < keys.length; j++) {
-        const hits = intersect(single[i], single[j]);
-        for (const hit of hits) pairHits.add(hit);
-        if (hits.length === 1) uniquePairs.add(hits[0]);
-      }
-    }
-    if (uniquePairs.size === 1) return {
-      kind: "unique",
-      line: [
-        ...uniquePairs
-      ][0],
-      rule: "key-pair"
-    };
-  }
-  let all = [];
-  if (keys.length >= 3) {
-    all = single.reduce((acc, hits) => intersect(acc, hits));
-    if (all.length === 1) return {
-      kind: "unique",
-      line: all[0],
-      rule: "all-keys"
-    };
-  }
-  if (all.length > 1) return {
-    kind: "many",
-    lines: all
-  };
-  if (pairHits.size > 0) return {
-    kind: "many",
-    lines: [
-      ...pairHits
-    ].sort((a, b) => a - b)
-  };
-  const union = /* @__PURE__ */ new Set();
-  for (const hits of single) for (const hit of hits) union.add(hit);
-  if (union.size === 0) return {
-    kind: "none"
-  };
-  return {
-    kind: "many",
-    lines: [
-      ...union
-    ].sort((a, b) => a - b)
-  };
-}
-function intersect(a, b) {
-  const set = new Set(b);
-  return a.filter((x) => set.has(x));
-}
-function firstHitAfter(doc, after, last, key) {
-  const lines = doc.normalizedLines();
-  for (let i = after + 1; i <= last; i++) if (lines[i].includes(key)) return i;
-  return null;
-}
-function locateEnd(doc, after, last, raw) {
-  const whole = raw.includes("\n") ? "" : normalizeForMatch(raw.trim());
-  const keys = parseKeys(raw);
-  if (whole !== "" && (keys.length !== 1 || keys[0] !== whole)) {
-    const line = firstHitAfter(doc, after, last, whole);
-    if (line !== null) return {
-      kind: "unique",
-      line,
-      rule: "whole-line"
-    };
-  }
-  const byLine = /* @__PURE__ */ new Map();
-  for (const key of keys) {
-    const line = firstHitAfter(doc, after, last, key);
-    if (line !== null) byLine.set(line, [
-      ...byLine.get(line) ?? [],
-      key
-    ]);
-  }
-  if (byLine.size === 0) return {
-    kind: "none"
-  };
-  const candidates = [
-    ...byLine
-  ].sort(([a], [b]) => a - b).map(([line, keys2]) => ({
-    line,
-    keys: keys2
-  }));
-  if (candidates.length === 1) return {
-    kind: "unique",
-    line: candidates[0].line,
-    rule: "first-hit"
-  };
-  return {
-    kind: "many",
-    candidates
-  };
-}
-function bigrams(text) {
-  const grams = /* @__PURE__ */ new Map();
-  const s = text.replace(/\s+/g, " ");
-  for (let i = 0; i < s.length - 1; i++) {
-    const g = s.slice(i, i + 2);
-    grams.set(g, (grams.get(g) ?? 0) + 1);
-  }
-  return grams;
-}
-function gramCount(grams) {
-  let n = 0;
-  for (const c of grams.values()) n += c;
-  return n;
-}
-function keySimilarity(key, line) {
-  const k = bigrams(key);
-  const kn = gramCount(k);
-  if (kn === 0) return line.includes(key) ? 1 : 0;
-  const l = bigrams(line);
-  let shared = 0;
-  for (const [g, c] of k) shared += Math.min(c, l.get(g) ?? 0);
-  const containment = shared / kn;
-  const dice = 2 * shared / (kn + gramCount(l));
-  return 0.8 * containment + 0.2 * dice;
-}
-function closestLines(doc, scope, keys, count = 3) {
-  const scored = [];
-  for (let i = scope.first; i <= scope.last; i++) {
-    const line = doc.normalized(i);
-    if (line.trim() === "") continue;
-    let best = 0;
-    for (const key of keys) best = Math.max(best, keySimilarity(key, line));
-    if (best >= 0.3) scored.push({
-      line: i + 1,
-      text: doc.plain(i),
-      similarity: Math.round(best * 100) / 100
-    });
-  }
-  scored.sort((a, b) => b.similarity - a.similarity || a.line - b.line);
-  return scored.slice(0, count);
-}
-function lineSimilarity(a, b) {
-  const x = a.trim();
-  const y = b.trim();
-  if (x === y) return 1;
-  if (x.length < 2 || y.length < 2) return 0;
-  const ga = bigrams(x);
-  const gb = bigrams(y);
-  let shared = 0;
-  for (const [g, c] of ga) shared += Math.min(c, gb.get(g) ?? 0);
-  return 2 * shared / (gramCount(ga) + gramCount(gb));
-}
-
-// commands/patch/diff.ts
-var DiffParseError = class extends Error {
-  line;
-  expected;
-  found;
-  constructor(line, expected, found, message) {
-    super(message), this.line = line, this.expected = expected, this.found = found;
-  }
-};
-var HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+/;
-var FENCE_LINE = /^(```|~~~)/;
-var strictUtf82 = new TextDecoder("utf-8", {
-  fatal: true
-});
-function unquote3(path, line) {
-  if (!path.startsWith('"')) return path;
-  const inner = path.slice(1, path.lastIndexOf('"'));
-  const bytes = [];
-  const enc = new TextEncoder();
-  for (let i = 0; i < inner.length; i++) {
-    const c = inner[i];
-    if (c !== "\\") {
-      bytes.push(...enc.encode(c));
-      continue;
-    }
-    const n = inner[++i];
-    if (/[0-7]/.test(n)) {
-      bytes.push(parseInt(inner.slice(i, i + 3), 8));
-      i += 2;
-    } else {
-      const map = {
-        n: "\n",
-        t: "	",
-        '"': '"',
-        "\\": "\\",
-        a: "\x07",
-        b: "\b",
-        f: "\f",
-        r: "\r",
-        v: "\v"
-      };
-      bytes.push(...enc.encode(map[n] ?? n));
-    }
-  }
-  try {
-    return strictUtf82.decode(new Uint8Array(bytes));
-  } catch {
-    throw new DiffParseError(line, "a file name in UTF-8", path, `the name ${path} is not UTF-8 (git quotes such bytes as octal escapes); pterm can only name files in UTF-8, so it cannot apply this patch to that file. Apply it with the real git (\`git apply\`).`);
-  }
-}
-function headerPath(raw, line) {
-  let path = raw.trim();
-  if (!path.startsWith('"')) path = path.split("	")[0].trim();
-  path = unquote3(path, line);
-  if (path === "/dev/null") return null;
-  return path;
-}
-function hasEpochTimestamp(raw) {
-  const tab = raw.indexOf("	");
-  if (tab < 0) return false;
-  return /^(1970-01-01|1969-12-31)[ T]\d\d:\d\d:\d\d(\.0+)?( ?[+-]\d\d:?\d\d)?\s*$/.test(raw.slice(tab + 1));
-}
-function stripPrefix(path, prefix) {
-  if (path === null) return null;
-  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
-}
-function gitHeaderPaths(rest, line) {
-  const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
-  if (quoted) return {
-    old: unquote3(quoted[1], line),
-    new: unquote3(quoted[2], line)
-  };
-  for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) {
-    if (rest.startsWith("a/") && rest.slice(2, at) === rest.slice(at + 3)) {
-      return {
-        old: rest.slice(0, at),
-        new: rest.slice(at + 1)
-      };
-    }
-  }
-  const plain = /^(a\/.+) (b\/.+)$/.exec(rest);
-  if (plain) return {
-    old: plain[1],
-    new: plain[2]
-  };
-  const parts = rest.split(" ");
-  if (parts.length === 2) return {
-    old: parts[0],
-    new: parts[1]
-  };
-  const half = (rest.length - 1) / 2;
-  if (Number.isInteger(half) && rest[half] === " " && rest.slice(0, half) === rest.slice(half + 1)) {
-    return {
-      old: rest.slice(0, half),
-      new: rest.slice(half + 1)
-    };
-  }
-  return null;
-}
-function parseDiff(lines, firstLine, options = {}) {
-  const at = (i2) => firstLine + i2;
-  const text = [];
-  const lineNo = [];
-  let diffBegun = false;
-  for (const [i2, l] of lines.entries()) {
-    if ((l[0] === "`" || l[0] === "~") && FENCE_LINE.test(l)) {
-      if (diffBegun) break;
-      continue;
-    }
-    if (!diffBegun && /^(diff --git |--- |@@)/.test(l)) diffBegun = true;
-    text.push(l);
-    lineNo.push(at(i2));
-  }
-  const files = [];
-  let current = null;
-  const start = (patchLine) => {
-    const draft = {
-      oldPath: void 0,
-      newPath: void 0,
-      newMode: null,
-      gitHeader: false,
-      created: false,
-      deleted: false,
-      copy: false,
-      hunks: [],
-      binary: false,
-      patchLine,
-      sawHeaders: false
-    };
-    files.push(draft);
-    return draft;
-  };
-  let i = 0;
-  while (i < text.length && !/^(diff --git |--- |@@)/.test(text[i])) i++;
-  if (i === text.length) {
-    throw new DiffParseError(lineNo[0] ?? firstLine, "a unified diff (`--- a/<path>`, `+++ b/<path>`, `@@ \u2026 @@` hunks)", text[0] ?? "", "the git.diff body holds no diff: expected `--- a/<path>` / `+++ b/<path>` lines and `@@ \u2026 @@` hunks");
-  }
-  for (; i < text.length; i++) {
-    const t = text[i];
-    if (t.startsWith("diff --git ")) {
-      current = start(lineNo[i]);
-      current.gitHeader = true;
-      const paths = gitHeaderPaths(t.slice("diff --git ".length), lineNo[i]);
-      if (paths) {
-        current.gitOld = paths.old;
-        current.gitNew = paths.new;
-      }
-      continue;
-    }
-    if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ")) {
-      if (!current || current.sawHeaders || current.hunks.length > 0) current = start(lineNo[i]);
-      current.oldPath = headerPath(t.slice(4), lineNo[i]);
-      current.newPath = headerPath(text[i + 1].slice(4), lineNo[i + 1]);
-      current.oldEpoch = hasEpochTimestamp(t.slice(4));
-      current.newEpoch = hasEpochTimestamp(text[i + 1].slice(4));
-      current.sawHeaders = true;
-      i++;
-      continue;
-    }
-    if (t.startsWith("@@")) {
-      current ??= start(lineNo[i]);
-      const parsed = parseHunk(text, lineNo, i);
-      current.hunks.push(parsed.hunk);
-      i = parsed.next - 1;
-      continue;
-    }
-    if (current && !current.sawHeaders && current.hunks.length === 0) {
-      const ext = /^(old mode|new mode|deleted file mode|new file mode|similarity index|dissimilarity index|rename from|rename to|copy from|copy to|index) ?(.*)$/.exec(t);
-      if (ext) {
-        const [, key, value] = ext;
-        if (key === "new mode" || key === "new file mode") current.newMode = parseInt(value.trim(), 8);
-        if (key === "new file mode") current.created = true;
-        if (key === "old mode" || key === "deleted file mode") current.oldMode = parseInt(value.trim(), 8);
-        if (key === "deleted file mode") current.deleted = true;
-        if (key === "rename from" || key === "copy from") current.renameFrom = unquote3(value.trim(), lineNo[i]);
-        if (key === "rename to" || key === "copy to") current.renameTo = unquote3(value.trim(), lineNo[i]);
-        if (key === "copy from" || key === "copy to") current.copy = true;
-        if (key === "index") {
-          const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)(?: ([0-7]+))?/.exec(value.trim());
-          if (ids) current.blobIds = {
-            old: ids[1],
-            new: ids[2]
-          };
-          if (ids?.[3]) current.indexMode = parseInt(ids[3], 8);
-        }
-        continue;
-      }
-    }
-    if (/^Binary files .* differ$/.test(t)) {
-      if (current) current.binary = true;
-      continue;
-    }
-    if (t === "GIT binary patch" && current) {
-      current.binary = true;
-      const parsed = parseBinaryPatch(text, i + 1);
-      if ("error" in parsed) {
-        const bad = text[parsed.error] ?? "";
-        throw new DiffParseError(lineNo[parsed.error] ?? lineNo[i], "`literal <size>` or `delta <size>` and base85 lines, as git diff --binary writes them", bad, `line ${lineNo[parsed.error] ?? lineNo[i]}: the binary patch is damaged at \`${bad.length > 80 ? bad.slice(0, 80) + "\u2026" : bad}\`; send the output of \`git diff --binary\` unchanged`);
-      }
-      current.binaryHunk = parsed.hunk;
-      current.binaryReverse = parsed.reverse;
-      i = parsed.next - 1;
-      continue;
-    }
-    if (t.trim() === "") continue;
-    if (/^diff\s(?!--git )/.test(t) || /^Only in .+: .+$/.test(t)) continue;
-    const moreDiff = text.slice(i + 1).some((l) => /^(diff --git |--- |\+\+\+ |@@)/.test(l));
-    if (files.some((f) => f.hunks.length > 0) && !moreDiff) break;
-    if (t === "-- " && files.length > 0 && !moreDiff) break;
-    throw new DiffParseError(lineNo[i], "a diff line: `diff --git`, `---`/`+++` headers, or an `@@` hunk", t, `line ${lineNo[i]}: unexpected line in the diff: \`${t.length > 80 ? t.slice(0, 80) + "\u2026" : t}\`; expected \`diff --git\`, \`---\`/\`+++\` headers or an \`@@ \u2026 @@\` hunk`);
-  }
-  return files.map((d) => finishFile(d, options.strip));
-}
-function stripFolders(path, count) {
-  if (path === null) return null;
-  let rest = path;
-  for (let n = 0; n < count; n++) {
-    const slash = rest.indexOf("/");
-    if (slash < 0) return path;
-    rest = rest.slice(slash + 1);
-  }
-  return rest;
-}
-function finishFile(d, strip) {
-  let oldPath;
-  let newPath;
-  let hasPaths = true;
-  if (d.oldPath !== void 0 || d.newPath !== void 0) {
-    oldPath = d.oldPath ?? null;
-    newPath = d.newPath ?? null;
-    const bothPrefixed = (oldPath === null || oldPath.startsWith("a/")) && (newPath === null || newPath.startsWith("b/"));
-    if (strip !== void 0) {
-      oldPath = stripFolders(oldPath, strip);
-      newPath = stripFolders(newPath, strip);
-    } else if (bothPrefixed) {
-      oldPath = stripPrefix(oldPath, "a/");
-      newPath = stripPrefix(newPath, "b/");
-    }
-    if (!d.gitHeader) {
-      const sideEmpty = (kind) => d.hunks.length > 0 && d.hunks.every((h) => h.lines.every((l) => l.kind !== " " && l.kind !== kind));
-      if (d.oldEpoch && sideEmpty("-")) oldPath = null;
-      else if (d.newEpoch && sideEmpty("+")) newPath = null;
-    }
-    if (!d.gitHeader && oldPath !== null && newPath !== null && oldPath !== newPath) {
-      const edited = newPath.startsWith(oldPath) ? oldPath : newPath;
-      oldPath = edited;
-      newPath = edited;
-    }
-  } else if (d.gitOld !== void 0 && d.gitNew !== void 0) {
-    const prefixed = d.gitOld.startsWith("a/") && d.gitNew.startsWith("b/");
-    const side = (path) => strip !== void 0 ? stripFolders(path, strip) : prefixed ? path.slice(2) : path;
-    oldPath = d.created ? null : side(d.gitOld);
-    newPath = d.deleted ? null : side(d.gitNew);
-  } else {
-    oldPath = null;
-    newPath = null;
-    hasPaths = false;
-  }
-  if (d.renameFrom !== void 0 && d.renameTo !== void 0) {
-    oldPath = d.renameFrom;
-    newPath = d.renameTo;
-    hasPaths = true;
-  }
-  if (d.created) oldPath = null;
-  if (d.deleted) newPath = null;
-  return {
-    oldPath,
-    newPath,
-    newMode: d.newMode,
-    oldMode: d.oldMode ?? null,
-    hasPaths,
-    copy: d.copy && oldPath !== null && newPath !== null && oldPath !== newPath,
-    hunks: d.hunks,
-    binary: d.binary,
-    binaryHunk: d.binaryHunk ?? null,
-    binaryReverse: d.binaryReverse ?? null,
-    blobIds: d.blobIds ?? null,
-    entryMode: d.newMode ?? d.indexMode ?? d.oldMode ?? null,
-    patchLine: d.patchLine
-  };
-}
-function reversedDiff(file) {
-  if (file.binaryHunk && !file.binaryReverse) return null;
-  if (file.copy) return null;
-  const flip = {
-    " ": " ",
-    "-": "+",
-    "+": "-"
-  };
-  return {
-    ...file,
-    oldPath: file.newPath,
-    newPath: file.oldPath,
-    oldMode: file.newMode,
-    newMode: file.oldMode,
-    hunks: file.hunks.map((h) => ({
-      ...h,
-      oldStart: h.newStart,
-      newStart: h.oldStart,
-      oldCount: h.lines.filter((l) => l.kind !== "-").length,
-      lines: h.lines.map((l) => ({
-        kind: flip[l.kind],
-        text: l.text
-      })),
-      oldNoNewline: h.newNoNewline,
-      newNoNewline: h.oldNoNewline
-    })),
-    binaryHunk: file.binaryReverse,
-    binaryReverse: file.binaryHunk,
-    blobIds: file.blobIds && {
-      old: file.blobIds.new,
-      new: file.blobIds.old
-    }
-  };
-}
-function parseHunk(text, lineNo, at) {
-  const header = HUNK_HEADER.exec(text[at]);
-  const oldStart = header?.[1] !== void 0 ? Number(header[1]) : null;
-  const oldCount = header?.[1] !== void 0 ? header[2] !== void 0 ? Number(header[2]) : 1 : null;
-  const newStart = header?.[3] !== void 0 ? Number(header[3]) : null;
-  const newCount = header?.[3] !== void 0 ? header[4] !== void 0 ? Number(header[4]) : 1 : null;
-  const hunkLines = [];
-  const bare = [];
-  let oldNoNewline = false;
-  let newNoNewline = false;
-  let oldSeen = 0;
-  let newSeen = 0;
-  let i = at + 1;
-  for (; i < text.length; i++) {
-    const t = text[i];
-    if (t.startsWith("@@") || t.startsWith("diff --git ")) break;
-    const countsDone = oldCount === null || oldSeen >= oldCount;
-    if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ") && countsDone) break;
-    if (t === "-- " && oldCount !== null && newCount !== null && oldSeen >= oldCount && newSeen >= newCount) break;
-    if (t.startsWith("\\")) {
-      const last = hunkLines[hunkLines.length - 1];
-      if (last?.kind !== "+") oldNoNewline = true;
-      if (last?.kind !== "-") newNoNewline = true;
-      continue;
-    }
-    const kind = t[0];
-    if (t === "" || t === "\r") {
-      hunkLines.push({
-        kind: " ",
-        text: ""
-      });
-      bare.push(true);
-      oldSeen++;
-      newSeen++;
-    } else if (kind === " " || kind === "-" || kind === "+") {
-      hunkLines.push({
-        kind,
-        text: t.slice(1)
-      });
-      bare.push(false);
-      if (kind !== "+") oldSeen++;
-      if (kind !== "-") newSeen++;
-    } else {
-      break;
-    }
-  }
-  while (hunkLines.length > 0 && bare[bare.length - 1] && (oldCount === null || oldSeen > oldCount)) {
-    hunkLines.pop();
-    bare.pop();
-    oldSeen--;
-  }
-  return {
-    hunk: {
-      oldStart,
-      oldCount,
-      newStart,
-      lines: hunkLines,
-      oldNoNewline,
-      newNoNewline,
-      patchLine: lineNo[at]
-    },
-    next: i
-  };
-}
-var HunkError = class extends Error {
-  failure;
-  constructor(failure) {
-    super(failure.kind), this.failure = failure;
-  }
-};
-function squash(line) {
-  return line.replace(/\r$/, "").trim().replace(/\s+/g, " ");
-}
-var FUZZY_LINE = 0.5;
-var FUZZY_MEAN = 0.7;
-var UNANCHORED = {
-  beginning: false,
-  end: false
-};
-function anchorSets(hunk) {
-  const lines = hunk.lines;
-  const startsFile = hunk.oldStart !== null && hunk.oldStart <= 1;
-  const git = {
-    beginning: startsFile,
-    end: lines[lines.length - 1].kind !== " " || hunk.oldNoNewline
-  };
-  if (lines.some((l) => l.kind === " ")) return [
-    git
-  ];
-  const loose = hunk.oldNoNewline ? {
-    beginning: false,
-    end: true
-  } : UNANCHORED;
-  return startsFile ? [
-    git,
-    loose
-  ] : [
-    loose
-  ];
-}
-function anchoredAt(anchors, pos, length, size) {
-  return (!anchors.beginning || pos === 0) && (!anchors.end || pos + length === size);
-}
-function newlineFits(hunk, doc, side, pos, length) {
-  if (hunk.oldNoNewline === hunk.newNoNewline || pos + length !== doc.length || doc.length === 0) return true;
-  return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
-}
-function endingsFit(hunk, doc, side, pos) {
-  if (!changesEndingsOnly(hunk)) return true;
-  const sideLines = hunk.lines.filter((l) => l.kind !== (side === "old" ? "+" : "-"));
-  return sideLines.every((l, k) => doc.lines[pos + k] !== void 0 && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r"));
-}
-var endingsOnlyHunks = /* @__PURE__ */ new WeakMap();
-function changesEndingsOnly(hunk) {
-  const known = endingsOnlyHunks.get(hunk);
-  if (known !== void 0) return known;
-  const bare = (t) => t.replace(/\r$/, "");
-  const oldSide = hunk.lines.filter((l) => l.kind !== "+");
-  const newSide = hunk.lines.filter((l) => l.kind !== "-");
-  const endingsOnly = oldSide.length === newSide.length && oldSide.every((l, k) => bare(l.text) === bare(newSide[k].text)) && oldSide.some((l, k) => l.text !== newSide[k].text);
-  endingsOnlyHunks.set(hunk, endingsOnly);
-  return endingsOnly;
-}
-function applyHunks(doc, hunks, options = {}) {
-  const reports = [];
-  let sizeDelta = 0;
-  let drift = 0;
-  const written = [];
-  const index = new LineIndex(doc);
-  let preimage = null;
-  const byteExact = () => preimage ??= options.preimage?.() === true;
-  const reapply = () => options.reapply === true || byteExact();
-  hunks.forEach((givenHunk, h) => {
-    const number = h + 1;
-    const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
-    if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
-      doc.splice(0, 0, [
-        ""
-      ]);
-      doc.finalNewline = false;
-    }
-    const old = hunk.lines.filter((l) => l.kind !== "+");
-    let expected = null;
-    if (hunk.oldStart !== null) {
-      const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
-      expected = stated + sizeDelta + drift;
-    }
-    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
-    const { pos, lines, strategy } = placed;
-    if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
-      const after = hunk.lines.filter((l) => l.kind !== "-");
-      if (old.length === after.length && old.every((l, i) => l.text === after[i].text)) {
-        throw new HunkError({
-          kind: "already-applied",
-          hunk: number,
-          patchLine: hunk.patchLine,
-          line: 1
-        });
-      }
-    }
-    const oldLen = lines.filter((l) => l.kind !== "+").length;
-    const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
-    const replacement = [];
-    let k = pos;
-    for (const l of lines) {
-      if (l.kind === " ") replacement.push(doc.lines[k++]);
-      else if (l.kind === "-") k++;
-      else replacement.push(reindent ? reindent.apply(l.text) : l.text);
-    }
-    const touchesEnd = pos + oldLen === doc.length;
-    const wasEmpty = doc.length === 0;
-    const endedWithoutNewline = !doc.finalNewline;
-    if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
-    const keepEndings = options.gitStrict !== void 0 || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines) || endingsMatter(doc, lines) && byteExact();
-    const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
-    doc.splice(pos, oldLen, addedAdopted);
-    index.edited(pos, oldLen, addedAdopted.length);
-    let start = pos;
-    let newLen = addedAdopted.length;
-    if (options.gitStrict && newLen > 0) {
-      if (oldLen === 0 && touchesEnd && !wasEmpty && endedWithoutNewline) {
-        doc.splice(pos - 1, 2, [
-          doc.lines[pos - 1] + doc.lines[pos]
-        ]);
-        doc.finalNewline = !hunk.newNoNewline;
-        start = pos - 1;
-      } else if (!touchesEnd && hunk.newNoNewline) {
-        const last = pos + newLen - 1;
-        doc.splice(last, 2, [
-          doc.lines[last] + doc.lines[last + 1]
-        ]);
-        newLen--;
-      }
-    }
-    if (touchesEnd && doc.length > 0 && start === pos) {
-      if (hunk.newNoNewline) doc.finalNewline = false;
-      else if (hunk.oldNoNewline || wasEmpty) doc.finalNewline = true;
-      const last = doc.length - 1;
-      if (!doc.finalNewline && !keepEndings && lines[lines.length - 1]?.kind === "+" && doc.lines[last].endsWith("\r")) {
-        doc.splice(last, 1, [
-          doc.lines[last].slice(0, -1)
-        ]);
-      }
-    }
-    if (expected !== null) drift += pos - expected;
-    sizeDelta += newLen - oldLen;
-    const shift = newLen - oldLen;
-    for (const region of written) {
-      if (region.start >= pos + oldLen) {
-        region.start += shift;
-        region.end += shift;
-      }
-    }
-    written.push({
-      start,
-      end: pos + newLen
-    });
-    reports.push({
-      hunk: number,
-      strategy,
-      at_line: pos + 1,
-      stated_line: hunk.oldStart,
-      ...reindent ? {
-        reindent: reindent.label
-      } : {},
-      ...options.gitStrict ? {
-        ends_file: touchesEnd,
-        patch_line: hunk.patchLine
-      } : {}
-    });
-  });
-  return reports;
-}
-var BOM = "\uFEFF";
-function withoutBom(hunk) {
-  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
-  const firstNew = hunk.lines.findIndex((l) => l.kind !== "-");
-  const bomOld = firstOld >= 0 && hunk.lines[firstOld].text.startsWith(BOM);
-  const bomNew = firstNew >= 0 && hunk.lines[firstNew].text.startsWith(BOM);
-  if (!bomOld && !bomNew) return {
-    hunk,
-    bomOld,
-    bomNew
-  };
-  const lines = hunk.lines.map((l, i) => i === firstOld && bomOld || i === firstNew && bomNew ? {
-    kind: l.kind,
-    text: l.text.slice(1)
-  } : l);
-  return {
-    hunk: {
-      ...hunk,
-      lines
-    },
-    bomOld,
-    bomNew
-  };
-}
-function carriesFileEndings(doc, pos, lines) {
-  if (doc.length === 0 || doc.length === 1 && !doc.finalNewline) return true;
-  if (doc.crLines === 0) return false;
-  let k = pos;
-  for (const l of lines) {
-    if (l.kind === "+") continue;
-    if (l.text.endsWith("\r") !== doc.lines[k++].endsWith("\r")) return false;
-  }
-  return true;
-}
-function endingsMatter(doc, lines) {
-  return doc.style === "crlf" || lines.some((l) => l.kind === "+" && l.text.endsWith("\r"));
-}
-function adoptAdded(doc, lines, replacement) {
-  const crlf = doc.style === "crlf";
-  let r = 0;
-  const out = [];
-  for (const l of lines) {
-    if (l.kind === "-") continue;
-    const text = replacement[r++];
-    if (l.kind === " ") out.push(text);
-    else {
-      const bare = text.endsWith("\r") ? text.slice(0, -1) : text;
-      out.push(crlf ? bare + "\r" : bare);
-    }
-  }
-  return out;
-}
-function overlaps(written, pos, length) {
-  const end = pos + Math.max(length, 1);
-  return written.some((r) => pos < Math.max(r.end, r.start + 1) && end > r.start);
-}
-function matchesAt(doc, pos, old, same2) {
-  if (pos < 0 || pos + old.length > doc.length) return false;
-  for (let k = 0; k < old.length; k++) if (!same2(doc.plain(pos + k), old[k].text)) return false;
-  return true;
-}
-var exactly = (a, b) => a === b || a === b.replace(/\r$/, "");
-var looseWhitespace = (a, b) => squash(a) === squash(b);
-var LineIndex = class {
-  #doc;
-  #byKey = null;
-  #edits = [];
-  constructor(doc) {
-    this.#doc = doc;
-  }
-  #index() {
-    if (this.#byKey) return this.#byKey;
-    const byKey = /* @__PURE__ */ new Map();
-    const doc = this.#doc;
-    for (let i = 0; i < doc.length; i++) {
-      const key = squash(doc.lines[i]);
-      const list = byKey.get(key);
-      if (list) list.push(i);
-      else byKey.set(key, [
-        i
-      ]);
-    }
-    this.#byKey = byKey;
-    return byKey;
-  }
-  edited(pos, oldLen, newLen) {
-    if (this.#byKey) this.#edits.push({
-      pos,
-      oldLen,
-      newLen
-    });
-  }
-  /** How many original lines have this content (an upper bound of what `positions` returns). */
-  count(text) {
-    return this.#index().get(squash(text))?.length ?? 0;
-  }
-  /** Where lines whose squashed content equals `text`'s are now, ascending. */
-  positions(text) {
-    const out = [];
-    for (let p of this.#index().get(squash(text)) ?? []) {
-      let alive = true;
-      for (const e of this.#edits) {
-        if (p < e.pos) continue;
-        if (p < e.pos + e.oldLen) {
-          alive = false;
-          break;
-        }
-        p += e.newLen - e.oldLen;
-      }
-      if (alive) out.push(p);
-    }
-    return out;
-  }
-};
-function allPositions(doc, old, written, same2, index) {
-  let rarest = 0;
-  for (let k = 1; k < old.length; k++) if (index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
-  const found = [];
-  for (const at of index.positions(old[rarest].text)) {
-    const p = at - rarest;
-    if (matchesAt(doc, p, old, same2) && !overlaps(written, p, old.length)) found.push(p);
-  }
-  return found;
-}
-function place(doc, hunk, old, expected, written, number, index, reapply) {
-  const lines = hunk.lines;
-  if (old.length === 0) {
-    if (expected !== null && expected >= 0 && expected <= doc.length) {
-      if (doc.length > 0 && matchesAt(doc, expected, lines, exactly) && !reapply()) {
-        throw new HunkError({
-          kind: "already-applied",
-          hunk: number,
-          patchLine: hunk.patchLine,
-          line: expected + 1
-        });
-      }
-      return {
-        pos: expected,
-        lines,
-        strategy: "exact"
-      };
-    }
-    if (doc.length === 0) return {
-      pos: 0,
-      lines,
-      strategy: "exact"
-    };
-    throw new HunkError({
-      kind: "no-anchor",
-      hunk: number,
-      patchLine: hunk.patchLine
-    });
-  }
-  const sets = anchorSets(hunk);
-  for (const anchors2 of sets) {
-    const fits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos);
-    if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
-      if (matchesAt(doc, expected, old, exactly)) return {
-        pos: expected,
-        lines,
-        strategy: "exact"
-      };
-      if (matchesAt(doc, expected, old, looseWhitespace)) return {
-        pos: expected,
-        lines,
-        strategy: "whitespace"
-      };
-    }
-    for (const same2 of [
-      exactly,
-      looseWhitespace
-    ]) {
-      const found = allPositions(doc, old, written, same2, index).filter((p) => fits(p, old.length));
-      const chosen = found.length === 1 ? found[0] : nearest(found, expected);
-      if (chosen !== null) {
-        const strategy = expected !== null ? "shifted" : same2 === exactly ? "exact" : "whitespace";
-        return {
-          pos: chosen,
-          lines,
-          strategy
-        };
-      }
-      if (found.length > 1) {
-        throw new HunkError({
-          kind: "ambiguous",
-          hunk: number,
-          patchLine: hunk.patchLine,
-          strategy: "shifted",
-          lines: found.map((p) => p + 1),
-          texts: found.map((p) => doc.plain(p)),
-          stated: hunk.oldStart
-        });
-      }
-    }
-    const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
-    const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
-    if (line !== null && !reapply()) {
-      throw new HunkError({
-        kind: "already-applied",
-        hunk: number,
-        patchLine: hunk.patchLine,
-        line
-      });
-    }
-  }
-  const anchors = sets[sets.length - 1];
-  const fuzzy = fuzzyCandidates(doc, lines, written, index, (pos, length) => anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos));
-  const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
-  if (fuzzyChosen !== null) {
-    return {
-      pos: fuzzyChosen,
-      lines: fuzzy.find((c) => c.pos === fuzzyChosen).lines,
-      strategy: "fuzzy"
-    };
-  }
-  if (fuzzy.length > 1) {
-    throw new HunkError({
-      kind: "ambiguous",
-      hunk: number,
-      patchLine: hunk.patchLine,
-      strategy: "fuzzy",
-      lines: fuzzy.map((c) => c.pos + 1),
-      texts: fuzzy.map((c) => doc.plain(c.pos)),
-      stated: hunk.oldStart
-    });
-  }
-  const elsewhere = anchors.beginning || anchors.end ? allPositions(doc, old, written, exactly, index) : [];
-  throw new HunkError({
-    kind: "no-match",
-    hunk: number,
-    patchLine: hunk.patchLine,
-    ...elsewhere.length ? {
-      unanchored: {
-        line: elsewhere[0] + 1,
-        rule: anchors.end && elsewhere[0] + old.length !== doc.length ? "end" : "beginning"
-      }
-    } : {},
-    closest: closestRegion(Array.from({
-      length: doc.length
-    }, (_, i) => doc.plain(i)), old.map((l) => l.text))
-  });
-}
-function placeAsGit(doc, hunk, old, written, number, bomOld, unidiffZero) {
-  const size = doc.length;
-  let trailing = 0;
-  while (trailing < hunk.lines.length && hunk.lines[hunk.lines.length - 1 - trailing].kind === " ") trailing++;
-  const matchBeginning = hunk.oldStart === 0 || hunk.oldStart === 1 && !unidiffZero;
-  const matchEnd = !unidiffZero && trailing === 0;
-  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
-  const fileLine = (i) => (i === 0 && doc.bom ? BOM : "") + doc.lines[i] + (i < size - 1 || doc.finalNewline ? "\n" : "");
-  const hunkLine = (k) => (k === 0 && firstOld >= 0 && bomOld ? BOM : "") + old[k].text + (k === old.length - 1 && hunk.oldNoNewline ? "" : "\n");
-  const writtenLine = (i) => written.some((r) => i >= r.start && i < r.end);
-  const matches = (pos) => {
-    if (pos + old.length > size) return false;
-    if (matchEnd && pos + old.length !== size) return false;
-    if (matchBeginning && pos !== 0) return false;
-    for (let k = 0; k < old.length; k++) {
-      if (writtenLine(pos + k)) return false;
-      const file = fileLine(pos + k);
-      const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
-      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
-    }
-    return true;
-  };
-  let line = hunk.newStart ? hunk.newStart - 1 : 0;
-  if (matchBeginning) line = 0;
-  else if (matchEnd) line = size - old.length;
-  if (line < 0 || line > size) line = size;
-  const stated = line;
-  let backwards = line;
-  let forwards = line;
-  let current = line;
-  for (let i = 0; ; i++) {
-    if (matches(current)) {
-      return {
-        pos: current,
-        lines: hunk.lines,
-        strategy: current === stated ? "exact" : "shifted"
-      };
-    }
-    for (; ; ) {
-      if (backwards === 0 && forwards === size) {
-        throw new HunkError({
-          kind: "no-match",
-          hunk: number,
-          patchLine: hunk.patchLine,
-          closest: null
-        });
-      }
-      if (i & 1) {
-        if (backwards === 0) {
-          i++;
-          continue;
-        }
-        current = --backwards;
-      } else {
-        if (forwards === size) {
-          i++;
-          continue;
-        }
-        current = ++forwards;
-      }
-      break;
-    }
-  }
-}
-function resultPlace(doc, hunk, old, expected, written, index, fits) {
-  const result = hunk.lines.filter((l) => l.kind !== "-");
-  const same2 = result.length === old.length && result.every((l, k) => l.text === old[k].text) && hunk.oldNoNewline === hunk.newNoNewline;
-  if (result.length === 0 || same2) return null;
-  if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
-    return expected + 1;
-  }
-  for (const same3 of [
-    exactly,
-    looseWhitespace
-  ]) {
-    const found = allPositions(doc, result, written, same3, index).filter((p) => fits(p, result.length));
-    if (found.length > 0) return (nearest(found, expected) ?? found[0]) + 1;
-  }
-  return null;
-}
-function nearest(positions, expected) {
-  if (expected === null || positions.length < 2) return null;
-  const byDistance = [
-    ...positions
-  ].sort((a, b) => Math.abs(a - expected) - Math.abs(b - expected));
-  return Math.abs(byDistance[0] - expected) < Math.abs(byDistance[1] - expected) ? byDistance[0] : null;
-}
-function trimmedVariants(lines) {
-  const variants = [
-    {
-      lines,
-      front: 0
-    }
-  ];
-  let leading2 = 0;
-  while (leading2 < lines.length && lines[leading2].kind === " ") leading2++;
-  let trailing = 0;
-  while (trailing < lines.length - leading2 && lines[lines.length - 1 - trailing].kind === " ") trailing++;
-  for (let cut = 1; cut <= 2; cut++) {
-    const front = Math.min(cut, leading2);
-    const back = Math.min(cut, trailing);
-    if (front === 0 && back === 0) break;
-    const variant = lines.slice(front, lines.length - back);
-    if (variant.some((l) => l.kind !== "+")) variants.push({
-      lines: variant,
-      front
-    });
-  }
-  return variants;
-}
-function fuzzyCandidates(doc, lines, written, index, fits) {
-  for (const { lines: variant, front } of trimmedVariants(lines)) {
-    const old = variant.filter((l) => l.kind !== "+");
-    const removed = old.filter((l) => l.kind === "-").length;
-    const context = old.length - removed;
-    if (removed === 0 && context < 2) continue;
-    const candidates = [];
-    for (const p of fuzzyStarts(old, removed, index)) {
-      if (p < 0 || p + old.length > doc.length) continue;
-      if (overlaps(written, p, old.length)) continue;
-      if (!fits(p - front, old.length + front)) continue;
-      let ok = true;
-      let anchors = 0;
-      for (let k = 0; k < old.length && ok; k++) {
-        if (old[k].kind !== "-") continue;
-        if (!looseWhitespace(doc.plain(p + k), old[k].text)) ok = false;
-        else anchors++;
-      }
-      let total = 0;
-      for (let k = 0; k < old.length && ok; k++) {
-        if (old[k].kind === "-") continue;
-        const s = lineSimilarity(doc.plain(p + k), old[k].text);
-        if (s < FUZZY_LINE) ok = false;
-        total += s;
-        if (s === 1) anchors++;
-      }
-      if (!ok || anchors === 0) continue;
-      const mean = context === 0 ? 1 : total / context;
-      if (mean >= FUZZY_MEAN) candidates.push({
-        pos: p,
-        lines: variant,
-        score: mean
-      });
-    }
-    if (candidates.length > 0) return candidates;
-  }
-  return [];
-}
-function fuzzyStarts(old, removed, index) {
-  if (removed > 0) {
-    let rarest = -1;
-    for (let k = 0; k < old.length; k++) {
-      if (old[k].kind !== "-") continue;
-      if (rarest < 0 || index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
-    }
-    return index.positions(old[rarest].text).map((at) => at - rarest);
-  }
-  const starts = /* @__PURE__ */ new Set();
-  for (let k = 0; k < old.length; k++) {
-    for (const at of index.positions(old[k].text)) starts.add(at - k);
-  }
-  return [
-    ...starts
-  ].sort((a, b) => a - b);
-}
-function divergedText(diverged) {
-  if (!diverged) return "";
-  const cut = (t) => t.trim().length > 60 ? `${t.trim().slice(0, 60)}\u2026` : t.trim();
-  return `; first different at line ${diverged.line}: the patch has \`${cut(diverged.expected)}\`, the file \`${cut(diverged.found)}\``;
-}
-function closestRegion(lines, pattern, from = 0) {
-  if (lines.length - from <= 0 || pattern.length === 0) return null;
-  const span = Math.min(pattern.length, lines.length - from);
-  let best = -1;
-  let bestScore = -1;
-  for (let p = from; p + span <= lines.length; p++) {
-    let total = 0;
-    for (let k = 0; k < span; k++) total += lineSimilarity(lines[p + k], pattern[k]);
-    if (total > bestScore) {
-      bestScore = total;
-      best = p;
-    }
-  }
-  const text = lines.slice(best, best + span);
-  let diverged = null;
-  for (let k = 0; k < pattern.length; k++) {
-    const found = lines[best + k];
-    if (found === void 0 || !exactly(found, pattern[k])) {
-      diverged = {
-        line: best + k + 1,
-        expected: pattern[k],
-        found: found ?? "(end of file)"
-      };
-      break;
-    }
-  }
-  return {
-    line: best + 1,
-    similarity: Math.round(bestScore / span * 100) / 100,
-    text,
-    diverged
-  };
-}
-function leading(text) {
-  return /^[ \t]*/.exec(text)[0];
-}
-function indentShift(doc, pos, lines) {
-  let k = pos;
-  let add = null;
-  let remove = null;
-  let pairs = 0;
-  let consistentAdd = true;
-  let consistentRemove = true;
-  for (const l of lines) {
-    if (l.kind === "+") continue;
-    const fileLine = doc.plain(k++);
-    if (fileLine.trim() === "" || l.text.trim() === "") continue;
-    pairs++;
-    const fi = leading(fileLine);
-    const hi = leading(l.text);
-    if (fi.endsWith(hi) && consistentAdd) {
-      const prefix = fi.slice(0, fi.length - hi.length);
-      if (add === null) add = prefix;
-      else if (add !== prefix) consistentAdd = false;
-    } else consistentAdd = false;
-    if (hi.endsWith(fi) && consistentRemove) {
-      const prefix = hi.slice(0, hi.length - fi.length);
-      if (remove === null) remove = prefix;
-      else if (remove !== prefix) consistentRemove = false;
-    } else consistentRemove = false;
-  }
-  if (pairs === 0) return null;
-  if (consistentAdd && add) {
-    const prefix = add;
-    return {
-      label: `+${JSON.stringify(prefix)}`,
-      apply: (t) => t.trim() === "" ? t : prefix + t
-    };
-  }
-  if (consistentRemove && remove) {
-    const prefix = remove;
-    return {
-      label: `-${JSON.stringify(prefix)}`,
-      apply: (t) => t.startsWith(prefix) ? t.slice(prefix.length) : t
-    };
-  }
-  return tabsForSpaces(doc, pos, lines);
-}
-function tabsForSpaces(doc, pos, lines) {
-  const pairs = [];
-  let k = pos;
-  for (const l of lines) {
-    if (l.kind === "+") continue;
-    const fileLine = doc.plain(k++);
-    if (fileLine.trim() === "" || l.text.trim() === "") continue;
-    pairs.push({
-      file: leading(fileLine),
-      hunk: leading(l.text)
-    });
-  }
-  const split = (lead) => {
-    const m = /^(\t*)( *)$/.exec(lead);
-    return m ? {
-      tabs: m[1].length,
-      spaces: m[2].length
-    } : null;
-  };
-  const parsed = pairs.map((p) => ({
-    file: split(p.file),
-    hunk: split(p.hunk)
-  }));
-  if (parsed.some((p) => !p.file || !p.hunk)) return null;
-  const fileTabs = parsed.every((p) => p.hunk.tabs === 0) && parsed.some((p) => p.file.tabs > 0);
-  const fileSpaces = parsed.every((p) => p.file.tabs === 0) && parsed.some((p) => p.hunk.tabs > 0);
-  if (!fileTabs && !fileSpaces) return null;
-  const columns = (lead, width2) => lead.tabs * width2 + lead.spaces;
-  const width = [
-    8,
-    4,
-    2,
-    3,
-    1
-  ].find((w) => parsed.every((p) => columns(p.file, w) === columns(p.hunk, w)));
-  if (width === void 0) return null;
-  const leadColumns = (t) => {
-    const lead = split(/^[ \t]*/.exec(t)[0]) ?? {
-      tabs: 0,
-      spaces: 0
-    };
-    return {
-      count: columns(lead, width),
-      length: lead.tabs + lead.spaces
-    };
-  };
-  if (fileTabs) {
-    return {
-      label: `spaces\u2192tabs (${width})`,
-      apply: (t) => {
-        const { count, length } = leadColumns(t);
-        return "	".repeat(Math.floor(count / width)) + " ".repeat(count % width) + t.slice(length);
-      }
-    };
-  }
-  return {
-    label: `tabs\u2192spaces (${width})`,
-    apply: (t) => {
-      const { count, length } = leadColumns(t);
-      return " ".repeat(count) + t.slice(length);
-    }
-  };
-}
-
-// commands/git/handlers/apply.ts
-var gitApply = async (ctx) => {
-  const { rel, repo } = await openFromFlags(ctx, "write");
-  const text = await diffText(ctx, rel);
-  const mode = {
-    strip: ctx.flags.strip ?? 1,
-    reverse: ctx.flags.reverse === true,
-    unidiffZero: ctx.flags["unidiff-zero"] === true,
-    // --3way works on the index too (it reads the preimage from the repository and records
-    // conflicts there): it implies --index unless --cached keeps to the index alone.
-    index: ctx.flags.index === true || ctx.flags["3way"] === true && ctx.flags.cached !== true,
-    cached: ctx.flags.cached === true,
-    threeway: ctx.flags["3way"] === true
-  };
-  if (text.trim() === "") {
-    ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
-    throw new PtermError("PatchParseError", "git apply got no diff: send it on stdin or name the diff file.");
-  }
-  if (ctx.flags.stat || ctx.flags.numstat) {
-    const files2 = filesOf(text, mode);
-    const out = ctx.flags.numstat ? numstat(files2, repo.quotePath) : diffstat(files2, repo.quotePath);
-    ctx.stdout.write(out);
-    return {
-      repo_path: rel,
-      applied: false,
-      checked: false,
-      files: files2.map(fileSummary)
-    };
-  }
-  const check = ctx.flags.check === true;
-  const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-QOCGDPHZ.js", import.meta.url).href);
-  let files;
-  let conflicts;
-  const unmerged = (paths) => check ? "" : [
-    ...paths
-  ].sort(comparePaths).map((path) => `U ${path}
-`).join("");
-  try {
-    const result = await runPatch({
-      mode: check ? "check" : "apply",
-      command: "git apply",
-      text: `=== git.diff: "." ===
-${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
-=== PATCH EOF ===
-`,
-      workspace: ctx.workspace,
-      repoFlag: rel,
-      noCommit: true,
-      noCommitReason: "format",
-      gitApply: mode,
-      config: {},
-      session: ctx.session,
-      runId: ctx.runId,
-      signal: ctx.signal,
-      git: await import(new URL("./api-BXWVMJP4.js", import.meta.url).href)
-    });
-    files = result.files_changed.map((f) => f.path);
-    conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
-    const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
-    const said = result.blocks.flatMap((b) => b.git_stderr ?? []).map((s) => ({
-      ...s,
-      at: s.at - 1
-    }));
-    ctx.stderr.write(whitespace ? whitespace.report(endingFile, said, unmerged(conflicts)) : said.map((s) => `${s.text}
-`).join("") + unmerged(conflicts));
-  } catch (error) {
-    const said = gitErrorsOf(error);
-    const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}
-`).join("");
-    if (whitespace) ctx.stderr.write(whitespace.report(null));
-    if (said.length === 0) throw error;
-    ctx.stderr.write(transcript);
-    throw new PtermError(error.code, `git apply: the diff does not apply (git's reasons above); nothing was written${check ? " (--check writes nothing anyway)" : ""}.`, {
-      result: {
-        repo_path: rel,
-        applied: false,
-        checked: check,
-        errors: said
-      }
-    });
-  }
-  const fields = {
-    repo_path: rel,
-    applied: !check,
-    checked: check,
-    files: files.map((path) => ({
-      path
-    }))
-  };
-  if (conflicts.length > 0 && !check) {
-    throw new PtermError("Conflict", `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files contain conflict markers and the index holds their three versions (\`git diff\` shows them). Edit the markers away, then \`git add ${rel === "." ? "" : `--repo ${quoteWord(rel)} `}${conflicts.map((path) => quoteWord(path)).join(" ")}\`.`, {
-      result: {
-        ...fields,
-        conflicts
-      }
-    });
-  }
-  return {
-    ...fields,
-    ...ctx.flags["3way"] ? {
-      conflicts: check ? conflicts : []
-    } : {}
-  };
-};
-function named(ctx) {
-  const files = ctx.flags["patch-file"] ?? [];
-  return files.length > 0 ? files[files.length - 1] : null;
-}
-var SQUELCH = 5;
-function whitespaceErrors(text, mode, patchName) {
-  const added = mode.reverse ? "-" : "+";
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  const errors = [];
-  const atEof = [];
-  let header = 0;
-  let oldLeft = 0;
-  let newLeft = 0;
-  let blankRun = null;
-  const endHunk = () => {
-    if (blankRun !== null) atEof.push({
-      header,
-      line: blankRun
-    });
-    blankRun = null;
-  };
-  let uncounted = 0;
-  let hunkJustEnded = false;
-  let crAtEol = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const lineNo = i + 1 - uncounted;
-    if (oldLeft <= 0 && newLeft <= 0) {
-      if (hunkJustEnded && line.startsWith("\\")) uncounted++;
-      hunkJustEnded = false;
-      if (line.startsWith("diff --git ") || line.startsWith("--- ")) crAtEol = false;
-      const counts = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
-      if (!counts) continue;
-      oldLeft = counts[1] === void 0 ? 1 : Number(counts[1]);
-      newLeft = counts[2] === void 0 ? 1 : Number(counts[2]);
-      if (mode.reverse) [oldLeft, newLeft] = [
-        newLeft,
-        oldLeft
-      ];
-      blankRun = null;
-      header = i + 1;
-      if (oldLeft <= 0 && newLeft <= 0) endHunk();
-      continue;
-    }
-    if (line.startsWith("\\")) continue;
-    const kind = line === "" ? " " : line[0];
-    const body = line.slice(1);
-    if ((kind === " " || kind !== added) && line.endsWith("\r")) crAtEol = true;
-    const blank = /^[ \t\r\v\f]*$/.test(body);
-    if (kind === " ") {
-      oldLeft--;
-      newLeft--;
-      if (!blank) blankRun = null;
-    } else if (kind === added) {
-      mode.reverse ? oldLeft-- : newLeft--;
-      const what = whitespaceError(crAtEol ? body.replace(/\r$/, "") : body);
-      if (what) errors.push({
-        line: lineNo,
-        what,
-        text: body
-      });
-      if (blank) blankRun ??= lineNo;
-      else blankRun = null;
-    } else if (kind === (mode.reverse ? "+" : "-")) {
-      mode.reverse ? newLeft-- : oldLeft--;
-      blankRun = null;
-    } else {
-      oldLeft = newLeft = 0;
-    }
-    if (oldLeft <= 0 && newLeft <= 0) {
-      endHunk();
-      hunkJustEnded = true;
-    }
-  }
-  return {
-    // The per-line warnings (git's, as it reads the diff), then what was said `during` the
-    // application (--3way's merges) with (once applied: `endingFile` holds the hunks that ended
-    // their file) the blank lines each file's hunks added at its end as git applies that file —
-    // before its `Applied patch` line, else after what was said of it —, then what was said as the
-    // files were `written` (--3way's conflicts), then the counts.
-    report(endingFile, during = [], written = "") {
-      const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
-      const all = [
-        ...errors,
-        ...eof.map((e) => ({
-          line: e.line,
-          what: "new blank line at EOF",
-          text: "+"
-        }))
-      ];
-      const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
-      const warned = (e) => `${patchName}:${e.line}: ${e.what}.
-${e.text}
-`;
-      const lineWise = Math.min(errors.length, SQUELCH);
-      let out = shown.slice(0, lineWise).map(warned).join("");
-      const texts = during.map((s) => `${s.text}
-`);
-      const last = [];
-      shown.slice(lineWise).forEach((e, k) => {
-        const header2 = eof[k].header;
-        const owner = Math.max(-1, ...during.filter((s) => s.at <= header2).map((s) => s.at));
-        const applied = during.findIndex((s) => s.at === owner && s.text.startsWith("Applied patch to "));
-        const after = during.findLastIndex((s) => s.at === owner);
-        if (applied >= 0) texts[applied] = warned(e) + texts[applied];
-        else if (after >= 0) texts[after] += warned(e);
-        else last.push(warned(e));
-      });
-      out += texts.join("") + last.join("");
-      if (endingFile === null) return out;
-      out += written;
-      if (all.length > SQUELCH) {
-        const squelched = all.length - SQUELCH;
-        out += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}
-`;
-      }
-      if (all.length > 0) {
-        out += all.length === 1 ? "warning: 1 line adds whitespace errors.\n" : `warning: ${all.length} lines add whitespace errors.
-`;
-      }
-      return out;
-    }
-  };
-}
-function whitespaceError(line) {
-  const found = [];
-  const indent = /^[ \t]*/.exec(line)[0];
-  if (indent.includes(" 	")) found.push("space before tab in indent");
-  if (/[ \t\r\v\f]$/.test(line)) found.unshift("trailing whitespace");
-  return found.length ? found.join(", ") : null;
-}
-async function diffText(ctx, repoRel) {
-  const named2 = ctx.flags["patch-file"] ?? [];
-  if (named2.length === 0) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
-  let text = "";
-  for (const path of named2) {
-    const given = repoRel === "." || path.startsWith("/") ? path : `${repoRel}/${path}`;
-    const file = await ctx.workspace.resolve(given, "read", {
-      label: "the diff file"
-    });
-    if (!file.exists) {
-      ctx.stderr.write(`error: can't open patch '${path}': No such file or directory
-`);
-      throw new PtermError("NotFound", `git apply: the diff file \`${path}\` does not exist.`);
-    }
-    if ((await Deno.stat(file.abs)).isDirectory) {
-      ctx.stderr.write("error: git apply: failed to read: Is a directory\n");
-      throw new PtermError("InvalidArgs", `git apply: \`${path}\` is a folder, not a diff file; name the diff's file, or give the diff on stdin.`);
-    }
-    text += decodeLossless(await Deno.readFile(file.abs));
-  }
-  return text;
-}
-function gitStderrOf(error) {
-  if (!(error instanceof PtermError)) return null;
-  const problems = error.result?.problems ?? [];
-  const lines = problems.flatMap((p) => p.details?.git_stderr ?? []);
-  return lines.length > 0 ? lines.map((line) => `${line.text}
-`).join("") : null;
-}
-function gitErrorsOf(error) {
-  if (!(error instanceof PtermError)) return [];
-  const problems = error.result?.problems ?? [];
-  return problems.flatMap((p) => p.details?.git_errors ?? []);
-}
-function filesOf(text, mode) {
-  const lines = text.replace(/\n$/, "").split("\n");
-  let files;
-  try {
-    files = parseDiff(lines, 1, {
-      strip: mode.strip
-    });
-  } catch (error) {
-    throw new PtermError("PatchParseError", `git apply: ${error.message}`);
-  }
-  if (!mode.reverse) return files;
-  return files.map((file) => reversedDiff(file) ?? file);
-}
-function counted(file) {
-  const lines = file.hunks.flatMap((h) => h.lines);
-  return {
-    name: file.newPath ?? file.oldPath ?? "",
-    binary: file.binary,
-    added: file.binary ? 0 : lines.filter((l) => l.kind === "+").length,
-    removed: file.binary ? 0 : lines.filter((l) => l.kind === "-").length
-  };
-}
-function fileSummary(file) {
-  const c = counted(file);
-  return {
-    path: c.name,
-    added: c.binary ? null : c.added,
-    removed: c.binary ? null : c.removed
-  };
-}
-function numstat(files, quotePath) {
-  return files.map(counted).map((c) => `${c.binary ? "-	-" : `${c.added}	${c.removed}`}	${quoteName(c.name, quotePath)}
-`).join("");
-}
-var PLUSES = "+".repeat(70);
-var MINUSES = "-".repeat(70);
-function diffstat(files, quotePath) {
-  const rows = files.map(counted);
-  const size = (text) => encoder2.encode(text).length;
-  const pad = (text, width2) => text + " ".repeat(Math.max(0, width2 - size(text)));
-  let maxLen = 0;
-  let maxChange = 0;
-  for (const file of files) {
-    for (const name of [
-      file.oldPath,
-      file.newPath
-    ]) {
-      if (name !== null) maxLen = Math.max(maxLen, size(quoteName(name, quotePath)));
-    }
-  }
-  for (const c of rows) maxChange = Math.max(maxChange, c.added + c.removed);
-  const width = Math.min(maxLen, 50);
-  let out = "";
-  for (const c of rows) {
-    let name = quoteName(c.name, quotePath);
-    const bytes = encoder2.encode(name);
-    if (bytes.length > width) {
-      const start = bytes.length + 3 - width;
-      const slash = bytes.indexOf(47, start);
-      name = "..." + lenientDecoder.decode(bytes.subarray(slash >= 0 ? slash : start));
-    }
-    if (c.binary) {
-      out += ` ${pad(name, width)} |  Bin
-`;
-      continue;
-    }
-    const room = width + maxChange > 70 ? 70 - width : maxChange;
-    let add = c.added;
-    let del = c.removed;
-    if (maxChange > 0) {
-      const total = Math.floor(((c.added + c.removed) * room + Math.floor(maxChange / 2)) / maxChange);
-      add = Math.floor((c.added * room + Math.floor(maxChange / 2)) / maxChange);
-      del = total - add;
-    }
-    out += ` ${pad(name, width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${MINUSES.slice(0, del)}
-`;
-  }
-  const insertions = rows.reduce((n, c) => n + c.added, 0);
-  const deletions = rows.reduce((n, c) => n + c.removed, 0);
-  if (rows.length === 0) return out + " 0 files changed\n";
-  let summary = ` ${rows.length} file${rows.length === 1 ? "" : "s"} changed`;
-  if (insertions || !deletions) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
-  if (deletions || !insertions) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
-  return out + summary + "\n";
 }
 
 // commands/git/diff/line_scan.ts
@@ -15623,6 +11679,10 @@ var PatchParts = class {
     return this.#parts.map((part) => typeof part === "string" ? part : part.text).join("");
   }
 };
+var DEFAULT_PREFIXES = {
+  a: "a/",
+  b: "b/"
+};
 var BUILTIN_DRIVERS = /* @__PURE__ */ new Set([
   "ada",
   "bash",
@@ -15668,6 +11728,7 @@ function diffDriver(repo, path, attribute) {
 async function renderDiff(repo, changes, options = {}) {
   const context = options.context ?? 3;
   const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
+  const prefixes = options.prefixes ?? DEFAULT_PREFIXES;
   const files = [];
   const binarySizes = /* @__PURE__ */ new Map();
   const notUtf8 = /* @__PURE__ */ new Set();
@@ -15711,11 +11772,11 @@ async function renderDiff(repo, changes, options = {}) {
       const oldMode = part.old?.mode ?? null;
       const newMode = part.new?.mode ?? null;
       if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
-      const a = part.old ? quoteName(`a/${oldPath}`, repo.quotePath) : "/dev/null";
-      const b = part.new ? quoteName(`b/${part.path}`, repo.quotePath) : "/dev/null";
+      const a = part.old ? quoteName(`${prefixes.a}${oldPath}`, repo.quotePath) : "/dev/null";
+      const b = part.new ? quoteName(`${prefixes.b}${part.path}`, repo.quotePath) : "/dev/null";
       const aTab = part.old && oldPath.includes(" ") ? "	" : "";
       const bTab = part.new && part.path.includes(" ") ? "	" : "";
-      let header = `diff --git ${quoteName(`a/${oldPath}`, repo.quotePath)} ${quoteName(`b/${part.path}`, repo.quotePath)}
+      let header = `diff --git ${quoteName(`${prefixes.a}${oldPath}`, repo.quotePath)} ${quoteName(`${prefixes.b}${part.path}`, repo.quotePath)}
 `;
       if (!part.old) header += `new file mode ${newMode}
 `;
@@ -15808,9 +11869,4921 @@ rename to ${quoteName(part.path, repo.quotePath)}
     quotePath: repo.quotePath
   };
 }
+function renameName(a, b, quotePath) {
+  const quotedA = quoteName(a, quotePath);
+  const quotedB = quoteName(b, quotePath);
+  if (quotedA !== a || quotedB !== b) return `${quotedA} => ${quotedB}`;
+  let prefix = 0;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) {
+    if (a[i] === "/") prefix = i + 1;
+    i++;
+  }
+  let suffix = 0;
+  let ia = a.length;
+  let ib = b.length;
+  const floor = prefix - (prefix ? 1 : 0);
+  const at = (s, k) => k === s.length ? "" : s[k];
+  while (ia >= floor && ib >= floor && at(a, ia) === at(b, ib)) {
+    if (at(a, ia) === "/") suffix = a.length - ia;
+    ia--;
+    ib--;
+  }
+  const aMid = Math.max(0, a.length - prefix - suffix);
+  const bMid = Math.max(0, b.length - prefix - suffix);
+  const middle = `${a.slice(prefix, prefix + aMid)} => ${b.slice(prefix, prefix + bMid)}`;
+  return prefix + suffix ? `${a.slice(0, prefix)}{${middle}}${a.slice(a.length - suffix)}` : middle;
+}
+var strictUtf82 = new TextDecoder("utf-8", {
+  fatal: true
+});
+function isUtf82(bytes) {
+  try {
+    strictUtf82.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function statRows(rendered) {
+  const { quotePath } = rendered;
+  const rows = rendered.files.map((f) => ({
+    kind: "file",
+    file: f,
+    name: f.old_path ? renameName(f.old_path, f.path, quotePath) : quoteName(f.path, quotePath),
+    sizes: rendered.binarySizes.get(f.path) ?? [
+      0,
+      0
+    ]
+  }));
+  for (const path of rendered.unmerged ?? []) {
+    const at = rows.findIndex((r) => r.kind === "file" && comparePaths(r.file.path, path) >= 0);
+    rows.splice(at < 0 ? rows.length : at, 0, {
+      kind: "unmerged",
+      name: quoteName(path, quotePath)
+    });
+  }
+  return rows;
+}
+function statSummary(files) {
+  if (files.length === 0) return " 0 files changed\n";
+  let insertions = 0;
+  let deletions = 0;
+  for (const f of files) {
+    if (f.binary) continue;
+    insertions += f.additions;
+    deletions += f.deletions;
+  }
+  let summary = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
+  if (insertions || deletions === 0) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || insertions === 0) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return summary + "\n";
+}
+function renderShortStat(rendered) {
+  return rendered.files.length || rendered.unmerged?.length ? statSummary(rendered.files) : "";
+}
+function renderStat(rendered) {
+  const files = rendered.files;
+  const rows = statRows(rendered);
+  if (rows.length === 0) return "";
+  const width = 80;
+  const decimalWidth = (n) => String(n).length;
+  let maxLen = 0;
+  let maxChange = 0;
+  let numberWidth = 0;
+  let binWidth = 0;
+  for (const row of rows) {
+    maxLen = Math.max(maxLen, displayWidth(row.name));
+    if (row.kind === "unmerged") continue;
+    if (row.file.binary) {
+      binWidth = Math.max(binWidth, 14 + decimalWidth(row.sizes[0]) + decimalWidth(row.sizes[1]));
+      numberWidth = 3;
+      continue;
+    }
+    maxChange = Math.max(maxChange, row.file.additions + row.file.deletions);
+  }
+  numberWidth = Math.max(decimalWidth(maxChange), numberWidth);
+  const total = Math.max(width, 16 + 6 + numberWidth);
+  let graphWidth = maxChange + 4 > binWidth ? maxChange : binWidth - 4;
+  let nameWidth = maxLen;
+  if (nameWidth + numberWidth + 6 + graphWidth > total) {
+    const third = Math.trunc(total * 3 / 8) - numberWidth - 6;
+    if (graphWidth > third) graphWidth = Math.max(6, third);
+    if (nameWidth > total - numberWidth - 6 - graphWidth) nameWidth = total - numberWidth - 6 - graphWidth;
+    else graphWidth = total - numberWidth - 6 - nameWidth;
+  }
+  const scale = (it) => it === 0 ? 0 : 1 + Math.trunc(it * (graphWidth - 1) / maxChange);
+  const lines = rows.map((row) => {
+    let name = row.name;
+    let prefix = "";
+    let room = nameWidth;
+    const width2 = displayWidth(name);
+    let padding = room - width2;
+    if (nameWidth < width2) {
+      prefix = "...";
+      room = Math.max(0, room - 3);
+      let rest = encoder2.encode(name).subarray(width2 - room);
+      const slash = rest.indexOf(47);
+      if (slash >= 0) rest = rest.subarray(slash);
+      name = lenientDecoder.decode(rest);
+      padding = room - (isUtf82(rest) ? displayWidth(name) : rest.length);
+    }
+    const head = ` ${prefix}${name}${" ".repeat(Math.max(0, padding))} | `;
+    if (row.kind === "unmerged") return `${head}Unmerged`;
+    const { file, sizes } = row;
+    if (file.binary) {
+      const [before, after] = sizes;
+      return head + "Bin".padStart(numberWidth) + (before || after ? ` ${before} -> ${after} bytes` : "") + "\n";
+    }
+    let add = file.additions;
+    let del = file.deletions;
+    if (graphWidth <= maxChange) {
+      let sum = scale(add + del);
+      if (sum < 2 && add && del) sum = 2;
+      if (add < del) {
+        add = scale(add);
+        del = sum - add;
+      } else {
+        del = scale(del);
+        add = sum - del;
+      }
+    }
+    const count = file.additions + file.deletions;
+    return head + String(count).padStart(numberWidth) + (count ? " " : "") + "+".repeat(add) + "-".repeat(del) + "\n";
+  });
+  return lines.join("") + statSummary(files);
+}
+async function findRenames(repo, changes, minScore = DEFAULT_RENAME_SCORE) {
+  const deleted = /* @__PURE__ */ new Map();
+  const added = /* @__PURE__ */ new Map();
+  for (const c of changes) {
+    if (c.old && !c.new) {
+      deleted.set(c.path, {
+        oid: c.old.kind === "blob" ? c.old.oid : "",
+        mode: c.old.mode,
+        side: c.old
+      });
+    }
+    if (!c.old && c.new) {
+      added.set(c.path, {
+        oid: c.new.kind === "blob" ? c.new.oid : `worktree:${c.path}`,
+        mode: c.new.mode,
+        side: c.new
+      });
+    }
+  }
+  if (deleted.size === 0 || added.size === 0) return [
+    ...changes
+  ];
+  for (const [path, entry] of added) {
+    if (entry.side?.kind === "worktree") entry.oid = (await load(repo, path, entry.side)).oid;
+  }
+  const renames = await detectRenames(deleted, added, async (path, entry) => (await load(repo, path, entry.side)).bytes, minScore);
+  if (renames.length === 0) return [
+    ...changes
+  ];
+  const from = new Map(renames.map((r) => [
+    r.from,
+    r
+  ]));
+  const to = new Map(renames.map((r) => [
+    r.to,
+    r
+  ]));
+  const out = [];
+  for (const c of changes) {
+    if (c.old && !c.new && from.has(c.path)) continue;
+    const rename = !c.old && c.new ? to.get(c.path) : void 0;
+    if (rename) {
+      out.push({
+        path: c.path,
+        old: deleted.get(rename.from).side,
+        new: c.new,
+        oldPath: rename.from,
+        score: rename.score
+      });
+    } else out.push(c);
+  }
+  return out;
+}
+
+// commands/git/diff/summary.ts
+function renderSummary(files, quotePath) {
+  let out = "";
+  for (const file of files) {
+    const name = quoteName(file.path, quotePath);
+    if (file.status === "added") out += ` create mode ${file.new_mode} ${name}
+`;
+    else if (file.status === "deleted") out += ` delete mode ${file.old_mode} ${name}
+`;
+    else if (file.status === "renamed") {
+      out += ` rename ${renameName(file.old_path, file.path, quotePath)} (${file.similarity}%)
+`;
+      if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
+        out += ` mode change ${file.old_mode} => ${file.new_mode}
+`;
+      }
+    } else if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
+      out += ` mode change ${file.old_mode} => ${file.new_mode} ${name}
+`;
+    }
+  }
+  return out;
+}
+
+// commands/git/history/pretty.ts
+var DAYS = [
+  "Sun",
+  "Mon",
+  "Tue",
+  "Wed",
+  "Thu",
+  "Fri",
+  "Sat"
+];
+var MONTHS = [
+  "Jan",
+  "Feb",
+  "Mar",
+  "Apr",
+  "May",
+  "Jun",
+  "Jul",
+  "Aug",
+  "Sep",
+  "Oct",
+  "Nov",
+  "Dec"
+];
+var two = (n) => String(n).padStart(2, "0");
+function zone(minutes, colon) {
+  const sign = minutes < 0 ? "-" : "+";
+  const abs = Math.abs(minutes);
+  return `${sign}${two(Math.floor(abs / 60))}${colon ? ":" : ""}${two(abs % 60)}`;
+}
+function formatDate(sig, mode, now = Date.now() / 1e3) {
+  if (mode === "unix") return String(sig.timestamp);
+  if (mode === "raw") return `${sig.timestamp} ${zone(sig.tzOffset, false)}`;
+  if (mode === "relative") return relativeDate(sig.timestamp, now);
+  const local = new Date((sig.timestamp + sig.tzOffset * 60) * 1e3);
+  const y = local.getUTCFullYear();
+  const mo = local.getUTCMonth();
+  const d = local.getUTCDate();
+  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
+  switch (mode) {
+    case "short":
+      return `${y}-${two(mo + 1)}-${two(d)}`;
+    case "iso":
+      return `${y}-${two(mo + 1)}-${two(d)} ${time} ${zone(sig.tzOffset, false)}`;
+    case "iso-strict":
+      return `${y}-${two(mo + 1)}-${two(d)}T${time}${zone(sig.tzOffset, true)}`;
+    case "rfc":
+      return `${DAYS[local.getUTCDay()]}, ${d} ${MONTHS[mo]} ${y} ${time} ${zone(sig.tzOffset, false)}`;
+    default:
+      return `${DAYS[local.getUTCDay()]} ${MONTHS[mo]} ${d} ${time} ${y} ${zone(sig.tzOffset, false)}`;
+  }
+}
+function relativeDate(timestamp, now) {
+  const when = Math.floor(now);
+  if (timestamp > when) return "in the future";
+  let diff = when - timestamp;
+  const ago = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  if (diff < 90) return ago(diff, "second");
+  diff = Math.floor((diff + 30) / 60);
+  if (diff < 90) return ago(diff, "minute");
+  diff = Math.floor((diff + 30) / 60);
+  if (diff < 36) return ago(diff, "hour");
+  diff = Math.floor((diff + 12) / 24);
+  if (diff < 14) return ago(diff, "day");
+  if (diff < 70) return ago(Math.floor((diff + 3) / 7), "week");
+  if (diff < 365) return ago(Math.floor((diff + 15) / 30), "month");
+  if (diff < 1825) {
+    const totalMonths = Math.floor((diff * 12 * 2 + 365) / (365 * 2));
+    const years = Math.floor(totalMonths / 12);
+    const months = totalMonths % 12;
+    if (months) {
+      return `${years} ${years === 1 ? "year" : "years"}, ${months} ${months === 1 ? "month" : "months"} ago`;
+    }
+    return ago(years, "year");
+  }
+  return ago(Math.floor((diff + 183) / 365), "year");
+}
+function indented(message, tabWidth, firstParagraphOnly) {
+  const out = [];
+  for (const written of message.split("\n")) {
+    const line = written.replace(/[ \t\n\r\v\f]+$/, "");
+    if (line === "") {
+      if (out.length === 0) continue;
+      if (firstParagraphOnly) break;
+    }
+    out.push(`    ${tabWidth ? expandTabs(line, tabWidth) : line}`);
+  }
+  while (out.length && out[out.length - 1] === "    ") out.pop();
+  return out.join("\n");
+}
+function expandTabs(line, tabWidth) {
+  if (!line.includes("	")) return line;
+  let out = "";
+  let column = 0;
+  for (const char of line) {
+    if (char === "	") {
+      const spaces = tabWidth - column % tabWidth;
+      out += " ".repeat(spaces);
+      column += spaces;
+    } else {
+      out += char;
+      column++;
+    }
+  }
+  return out;
+}
+function decorationOf(ctx, oid, wrapped) {
+  const list = ctx.decorations?.get(oid);
+  if (!list?.length) return "";
+  return wrapped ? ` (${list.join(", ")})` : list.join(", ");
+}
+function sanitized(subject) {
+  return subject.replace(/[^A-Za-z0-9._]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").replace(/\.+/g, ".");
+}
+function expand(ctx, oid, commit, template) {
+  const { subject, body } = splitMessage(commit.message);
+  const person = (sig, key) => {
+    switch (key) {
+      case "n":
+      case "N":
+        return sig.name;
+      case "e":
+      case "E":
+        return sig.email;
+      case "l":
+      case "L":
+        return sig.email.split("@")[0];
+      case "d":
+        return formatDate(sig, ctx.date);
+      case "D":
+        return formatDate(sig, "rfc");
+      case "r":
+        return formatDate(sig, "relative");
+      case "t":
+        return String(sig.timestamp);
+      case "i":
+        return formatDate(sig, "iso");
+      case "I":
+        return formatDate(sig, "iso-strict");
+      case "s":
+        return formatDate(sig, "short");
+      default:
+        return null;
+    }
+  };
+  let out = "";
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if (c !== "%") {
+      out += c;
+      continue;
+    }
+    const next = template[i + 1];
+    const rest = template.slice(i + 1);
+    let used = 1;
+    let value = null;
+    switch (next) {
+      case "%":
+        value = "%";
+        break;
+      case "n":
+        value = "\n";
+        break;
+      case "H":
+        value = oid;
+        break;
+      case "h":
+        value = abbreviate(ctx.repo, oid);
+        break;
+      case "T":
+        value = commit.tree;
+        break;
+      case "t":
+        value = abbreviate(ctx.repo, commit.tree);
+        break;
+      case "P":
+        value = commit.parents.join(" ");
+        break;
+      case "p":
+        value = commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ");
+        break;
+      case "s":
+        value = subject;
+        break;
+      case "f":
+        value = sanitized(subject);
+        break;
+      case "b":
+        value = body ? body.replace(/\n*$/, "\n") : "";
+        break;
+      case "B":
+        value = commit.message.replace(/\n*$/, "\n");
+        break;
+      case "d":
+        value = decorationOf({
+          ...ctx,
+          decorations: ctx.decorations
+        }, oid, true);
+        break;
+      case "D":
+        value = decorationOf(ctx, oid, false);
+        break;
+      case "e":
+      case "N":
+        value = "";
+        break;
+      case "a":
+      case "c": {
+        value = person(next === "a" ? commit.author : commit.committer, template[i + 2] ?? "");
+        if (value !== null) used = 2;
+        break;
+      }
+      case "x": {
+        const hex = /^x([0-9a-fA-F]{2})/.exec(rest);
+        if (hex) {
+          value = String.fromCharCode(parseInt(hex[1], 16));
+          used = 3;
+        }
+        break;
+      }
+      case "C": {
+        const named2 = /^C(\([^)]*\)|red|green|blue|reset)/.exec(rest);
+        if (named2) {
+          value = "";
+          used = named2[0].length;
+        }
+        break;
+      }
+    }
+    if (value === null) {
+      out += "%";
+      continue;
+    }
+    out += value;
+    i += used;
+  }
+  return out;
+}
+function prettyCommit(ctx, fmt, oid, commit) {
+  if (fmt.kind === "template") return expand(ctx, oid, commit, fmt.template);
+  const id = ctx.abbrevCommit ? abbreviate(ctx.repo, oid) : oid;
+  const decorated = decorationOf(ctx, oid, true);
+  const { subject } = splitMessage(commit.message);
+  if (fmt.name === "oneline") return `${id}${decorated} ${subject}`;
+  if (fmt.name === "reference") {
+    return `${abbreviate(ctx.repo, oid)} (${subject}, ${formatDate(commit.author, "short")})`;
+  }
+  const lines = [
+    `commit ${id}${decorated}`
+  ];
+  if (commit.parents.length > 1) lines.push(`Merge: ${commit.parents.map((p) => abbreviate(ctx.repo, p)).join(" ")}`);
+  const who = (s) => `${s.name} <${s.email}>`;
+  if (fmt.name === "fuller") {
+    lines.push(`Author:     ${who(commit.author)}`, `AuthorDate: ${formatDate(commit.author, ctx.date)}`);
+    lines.push(`Commit:     ${who(commit.committer)}`, `CommitDate: ${formatDate(commit.committer, ctx.date)}`);
+  } else if (fmt.name === "full") {
+    lines.push(`Author: ${who(commit.author)}`, `Commit: ${who(commit.committer)}`);
+  } else {
+    lines.push(`Author: ${who(commit.author)}`);
+    if (fmt.name === "medium") lines.push(`Date:   ${formatDate(commit.author, ctx.date)}`);
+  }
+  const short = fmt.name === "short";
+  const message = indented(commit.message, short ? 0 : 8, short);
+  return message ? `${lines.join("\n")}
+
+${message}
+` : `${lines.join("\n")}
+`;
+}
+
+// commands/git/porcelain/summary_text.ts
+async function treeChanges(repo, from, to) {
+  const out = [];
+  const entries = async (tree) => new Map(tree ? parseTree(await repo.objects.readTyped(tree, "tree"), tree).map((e) => [
+    e.name,
+    e
+  ]) : []);
+  const walk2 = async (a, b, prefix) => {
+    if (a === b) return;
+    const [before, after] = [
+      await entries(a),
+      await entries(b)
+    ];
+    for (const name of /* @__PURE__ */ new Set([
+      ...before.keys(),
+      ...after.keys()
+    ])) {
+      const x = before.get(name);
+      const y = after.get(name);
+      if (x && y && x.oid === y.oid && x.mode === y.mode) continue;
+      const xTree = x?.mode === MODE_TREE ? x.oid : null;
+      const yTree = y?.mode === MODE_TREE ? y.oid : null;
+      if (xTree || yTree) await walk2(xTree, yTree, `${prefix}${name}/`);
+      const oldFile = x && !xTree ? {
+        kind: "blob",
+        oid: x.oid,
+        mode: x.mode
+      } : null;
+      const newFile = y && !yTree ? {
+        kind: "blob",
+        oid: y.oid,
+        mode: y.mode
+      } : null;
+      if (oldFile || newFile) out.push({
+        path: `${prefix}${name}`,
+        old: oldFile,
+        new: newFile
+      });
+    }
+  };
+  await walk2(from, to, "");
+  return out.sort((a, b) => comparePaths(a.path, b.path));
+}
+async function commitChanges(repo, oid) {
+  const commit = await readCommit(repo, oid);
+  const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
+  return await treeChanges(repo, parentTree, commit.tree);
+}
+var SEQUENCER_SUMMARY = {
+  showDate: true,
+  initial: false
+};
+async function commitSummaryText(repo, oid, options) {
+  const commit = await readCommit(repo, oid);
+  const branch2 = readHead(repo).branch;
+  let text = `[${branch2 ?? "detached HEAD"}${options.initial ? " (root-commit)" : ""} ${abbreviate(repo, oid)}] ${splitMessage(commit.message).subject}
+`;
+  const author = `${commit.author.name} <${commit.author.email}>`;
+  if (author !== `${commit.committer.name} <${commit.committer.email}>`) text += ` Author: ${author}
+`;
+  if (options.showDate) text += ` Date: ${formatDate(commit.author, "default")}
+`;
+  if (commit.parents.length > 1) return text;
+  const rendered = await renderDiff(repo, await findRenames(repo, await commitChanges(repo, oid)));
+  return text + renderShortStat(rendered) + renderSummary(rendered.files, repo.quotePath);
+}
+async function movedHeadText(repo, from, to) {
+  const [a, b] = [
+    (await readCommit(repo, from)).tree,
+    (await readCommit(repo, to)).tree
+  ];
+  const rendered = await renderDiff(repo, await findRenames(repo, await treeChanges(repo, a, b)));
+  return renderStat(rendered) + renderSummary(rendered.files, repo.quotePath);
+}
+async function commitOneLine(repo, oid) {
+  return `${abbreviate(repo, oid)} ${splitMessage((await readCommit(repo, oid)).message).subject}`;
+}
+async function headNowAtText(repo, oid) {
+  return `HEAD is now at ${await commitOneLine(repo, oid)}
+`;
+}
+async function unstagedAfterResetText(repo, policy) {
+  const work = await worktreeStatus(repo, loadIndex(repo), policy, {
+    untracked: false
+  });
+  const lines = [
+    ...work.unstaged
+  ].sort(([a], [b]) => comparePaths(a, b)).map(([path, code]) => `${code}	${path}
+`);
+  return lines.length ? `Unstaged changes after reset:
+${lines.join("")}` : "";
+}
+
+// commands/git/porcelain/state.ts
+async function treeOf(repo, commit) {
+  return commit ? (await readCommit(repo, commit)).tree : null;
+}
+function writeStateFile(repo, name, text) {
+  const path = `${repo.gitdir}/${name}`;
+  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  Deno.writeTextFileSync(temp, text);
+  Deno.renameSync(temp, path);
+}
+async function requireIndexMatchesHead(repo, index, action) {
+  const headOid = readHead(repo).oid;
+  const staged = await indexVsTree(repo, index, await treeOf(repo, headOid));
+  if (staged.size > 0 || index.hasConflicts()) {
+    const paths = [
+      ...staged.keys(),
+      ...index.conflicts.keys()
+    ].sort(comparePaths);
+    throw new PtermError("UncommittedChanges", `${action} needs an index that matches HEAD, but these paths have staged changes: ${paths.slice(0, 20).join(", ")}${paths.length > 20 ? ", ..." : ""}. Commit them or unstage them (git reset) first.`, {
+      result: {
+        blocked_paths: paths.slice(0, 1e3)
+      }
+    });
+  }
+}
+
+// commands/git/porcelain/sequence_control.ts
+async function abortSequence(repo, index, policy, kind) {
+  requireSequence(repo, kind, "abort");
+  const tree = await treeOf(repo, readHead(repo).oid);
+  const staged = await indexVsTree(repo, index, tree);
+  const paths = [
+    .../* @__PURE__ */ new Set([
+      ...staged.keys(),
+      ...index.conflicts.keys()
+    ])
+  ].sort(comparePaths);
+  const flat = await flattenTree(repo, tree);
+  const writer = new WorktreeWriter(repo);
+  const racy = index.fileMtimeMs;
+  for (const path of paths) {
+    const target = flat.get(path);
+    const inStep = await writesInStep(repo, policy, path, index.entries.get(path), target, racy);
+    if (!target) {
+      index.remove(path);
+      if (inStep) writer.removeFile(path);
+      continue;
+    }
+    if (inStep) index.set(await writeBlob(repo, writer, path, target), true);
+    else index.set(emptyEntry(path, target.oid, treeModeToMode(target.mode)));
+  }
+  clearSequenceState(repo);
+  return paths;
+}
+async function continueSequence(repo, index, kind, author, explicitAuthor) {
+  requireSequence(repo, kind, "continue");
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", `these files are still in conflict: ${[
+      ...index.conflicts.keys()
+    ].sort(comparePaths).join(", ")}. Edit them, \`git add\` them, then \`git ${kind} --continue\` again (or \`git ${kind} --abort\`).`);
+  }
+  try {
+    return await commitIndex(repo, index, {
+      message: concludingMessage(preparedMessage(repo) ?? ""),
+      author,
+      ...await sequenceCommitOptions(repo, explicitAuthor),
+      allowEmpty: kind === "merge"
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    throw new PtermError("NothingToCommit", `the ${kind} is now empty (the resolution left HEAD's files); \`git ${kind} --skip\` drops it, or \`git commit --allow-empty\` records it anyway.`);
+  }
+}
+
+// commands/git/porcelain/switch.ts
+async function switchTo(repo, index, policy, target, options) {
+  const head = readHead(repo);
+  const who = signatureNow(options.author);
+  let branchRef = null;
+  let commit;
+  if (options.createBranch) {
+    checkBranchName(options.createBranch);
+    if (resolveRefOid(repo, `refs/heads/${options.createBranch}`)) {
+      throw new PtermError("AlreadyExists", `a branch named ${options.createBranch} already exists; check it out without --create.`);
+    }
+    commit = await resolveCommit(repo, target);
+    branchRef = `refs/heads/${options.createBranch}`;
+  } else {
+    const local = options.detach ? null : readRawRef(repo, `refs/heads/${target}`) ? `refs/heads/${target}` : null;
+    branchRef = local;
+    if (local && local !== head.ref) refuseIfCheckedOutElsewhere(repo, local, "check out");
+    commit = local ? resolveRefOid(repo, local) : await resolveCommit(repo, target);
+  }
+  const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, commit), options.force ? "force" : "safe");
+  const fromName = head.branch ?? head.oid ?? "(unborn)";
+  if (options.createBranch) {
+    await updateRef(repo, branchRef, commit, {
+      expected: null,
+      message: `branch: Created from ${target}`,
+      who
+    });
+  }
+  if (branchRef) {
+    const toName = branchRef.slice(11);
+    await setHeadSymbolic(repo, branchRef, who, `checkout: moving from ${fromName} to ${toName}`);
+  } else {
+    await setHeadDetached(repo, commit, who, `checkout: moving from ${fromName} to ${target}`);
+  }
+  return {
+    branch: branchRef ? branchRef.slice(11) : null,
+    head: commit,
+    changed: result.changed,
+    withheld: result.withheld
+  };
+}
+
+// commands/git/porcelain/stash.ts
+var STASH_REF = "refs/stash";
+function listStash(repo) {
+  const entries = readReflog(repo, STASH_REF);
+  return entries.reverse().map((e, i) => ({
+    ref: `stash@{${i}}`,
+    commit_id: e.newOid,
+    message: e.message
+  }));
+}
+function parseStashRef(text) {
+  if (text === void 0) return 0;
+  const match = /^(?:stash@\{(\d+)\}|(\d+))$/.exec(text);
+  if (!match) {
+    throw new PtermError("InvalidArgs", `\`${text}\` is not a stash entry; write stash@{N} or N (see git stash list).`);
+  }
+  return Number(match[1] ?? match[2]);
+}
+function entryAt(repo, n) {
+  const entries = readReflog(repo, STASH_REF);
+  const entry = entries[entries.length - 1 - n];
+  if (!entry) {
+    throw new PtermError("NotFound", entries.length === 0 ? "the stash is empty." : `there is no stash@{${n}} (the stash has ${entries.length} entries).`);
+  }
+  return entry;
+}
+function cloneIndex(index) {
+  const copy = new Index();
+  for (const [path, entry] of index.entries) copy.entries.set(path, {
+    ...entry
+  });
+  copy.cacheTree = index.cacheTree ? structuredClone(index.cacheTree) : null;
+  return copy;
+}
+async function storeWorktreeFile(repo, path, info) {
+  const content = await worktreeBlob(repo, path, info, {
+    staging: true
+  });
+  const header = objectHeader("blob", content.length);
+  const oid = await sha1(header, content);
+  await repo.objects.writeHashed(oid, header, content);
+  return oid;
+}
+async function stashPush(repo, index, policy, author, message, includeUntracked = false, specs = []) {
+  const inScope2 = (path) => specs.length === 0 || specs.some((s) => s === "" || pathWithin(path, s));
+  const head = readHead(repo);
+  if (!head.oid) {
+    throw new PtermError("NotFound", "there is no commit yet, so there is nothing to stash against; commit first.");
+  }
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them (edit, git add) before stashing.");
+  }
+  for (const spec of specs) {
+    if (spec !== "" && ![
+      ...index.entries.keys()
+    ].some((path) => pathWithin(path, spec))) {
+      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was stashed. Did you forget to \`git add\` it?`);
+    }
+  }
+  const headCommit = await readCommit(repo, head.oid);
+  const staged = new Map([
+    ...await indexVsTree(repo, index, headCommit.tree)
+  ].filter(([path]) => inScope2(path)));
+  const work = await worktreeStatus(repo, index, policy, {
+    untracked: includeUntracked,
+    submodules: "all"
+  });
+  work.unstaged = new Map([
+    ...work.unstaged
+  ].filter(([path]) => inScope2(path)));
+  const untracked = includeUntracked ? (work.untracked ?? []).filter((path) => !policy.hidden(path) && inScope2(path)) : [];
+  if (staged.size === 0 && work.unstaged.size === 0 && untracked.length === 0) return null;
+  const branch2 = head.branch ?? "(no branch)";
+  const subject = splitMessage(headCommit.message).subject;
+  const sig = signatureNow(author);
+  const indexTree = await writeTreeFromIndex(repo, cloneIndex(index));
+  const indexCommit = await repo.objects.write("commit", serializeCommit({
+    tree: indexTree,
+    parents: [
+      head.oid
+    ],
+    author: sig,
+    committer: sig,
+    message: `index on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
+`
+  }));
+  const worktree = cloneIndex(index);
+  for (const [path, change] of work.unstaged) {
+    if (change === "D") {
+      worktree.remove(path);
+      continue;
+    }
+    const info = lstatTracked(repo, path);
+    if (!info) continue;
+    const oid = await storeWorktreeFile(repo, path, info);
+    worktree.set({
+      ...emptyEntry(path, oid, worktreeMode(repo, info, index.entries.get(path)?.mode))
+    });
+  }
+  const headFiles = await flattenTree(repo, headCommit.tree);
+  for (const [path] of headFiles) {
+    if (index.entries.has(path) || policy.hidden(path) || !inScope2(path)) continue;
+    const info = lstatTracked(repo, path);
+    if (!info || info.isDirectory) continue;
+    const oid = await storeWorktreeFile(repo, path, info);
+    worktree.set({
+      ...emptyEntry(path, oid, worktreeMode(repo, info, void 0))
+    });
+  }
+  const worktreeTree = await writeTreeFromIndex(repo, worktree);
+  let untrackedCommit = null;
+  if (includeUntracked) {
+    const files = new Index();
+    for (const path of untracked) {
+      const info = lstatTracked(repo, path);
+      if (!info) continue;
+      const oid = await storeWorktreeFile(repo, path, info);
+      files.set(emptyEntry(path, oid, worktreeMode(repo, info, void 0)));
+    }
+    untrackedCommit = await repo.objects.write("commit", serializeCommit({
+      tree: await writeTreeFromIndex(repo, files),
+      parents: [],
+      author: sig,
+      committer: sig,
+      message: `untracked files on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}
+`
+    }));
+  }
+  const title = message !== void 0 && message.trim() !== "" ? `On ${branch2}: ${message.trim()}` : `WIP on ${branch2}: ${abbreviate(repo, head.oid)} ${subject}`;
+  const wip = await repo.objects.write("commit", serializeCommit({
+    tree: worktreeTree,
+    parents: untrackedCommit ? [
+      head.oid,
+      indexCommit,
+      untrackedCommit
+    ] : [
+      head.oid,
+      indexCommit
+    ],
+    author: sig,
+    committer: sig,
+    // git writes the stash commit's message without a final newline (the index and untracked commits have one).
+    message: title
+  }));
+  const current = readReflog(repo, STASH_REF);
+  await updateRef(repo, STASH_REF, wip, {
+    expected: current.length ? current[current.length - 1].newOid : null,
+    message: title,
+    who: sig,
+    forceLog: true
+  });
+  for (const path of untracked) {
+    try {
+      Deno.removeSync(`${repo.dir}/${path}`);
+    } catch (error) {
+      throw new PtermError("WriteFailed", `stash@{0} holds the changes, but the untracked file ${path} could not be removed (${error.name}); it and the files after it are still in the work tree, and tracked files were not reset. \`git stash pop\` brings the entry back once the file can be changed.`);
+    }
+    for (let dir = path.slice(0, path.lastIndexOf("/")); dir; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) {
+      try {
+        Deno.removeSync(`${repo.dir}/${dir}`);
+      } catch {
+        break;
+      }
+    }
+  }
+  if (specs.length === 0) {
+    const reset2 = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
+    return {
+      commit_id: wip,
+      message: title,
+      changed: [
+        ...reset2.changed,
+        ...untracked
+      ]
+    };
+  }
+  const changed = [];
+  for (const path of [
+    ...index.entries.keys()
+  ]) {
+    if (!inScope2(path) || headFiles.has(path) || policy.hidden(path)) continue;
+    index.remove(path);
+    Deno.removeSync(`${repo.dir}/${path}`);
+    changed.push(path);
+  }
+  const inHead = specs.filter((s) => [
+    ...headFiles.keys()
+  ].some((path) => s === "" || pathWithin(path, s)));
+  if (inHead.length) changed.push(...(await restorePaths(repo, index, policy, headCommit.tree, false, inHead)).changed);
+  return {
+    commit_id: wip,
+    message: title,
+    changed: [
+      ...changed,
+      ...untracked
+    ]
+  };
+}
+async function stashApply(repo, index, policy, n) {
+  const entry = entryAt(repo, n);
+  if (index.hasConflicts()) {
+    throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them before applying a stash.");
+  }
+  const wip = await readCommit(repo, entry.newOid);
+  if (wip.parents.length < 1) throw new PtermError("CorruptRepository", `stash@{${n}} is not a stash commit.`);
+  const untracked = wip.parents.length > 2 ? await flattenTree(repo, (await readCommit(repo, wip.parents[2])).tree) : /* @__PURE__ */ new Map();
+  const exists2 = (path) => {
+    try {
+      Deno.lstatSync(`${repo.dir}/${path}`);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const inTheWay = [
+    ...untracked.keys()
+  ].filter(exists2);
+  if (inTheWay.length) {
+    throw new PtermError("UncommittedChanges", `stash@{${n}} holds untracked files that exist in the work tree already: ${inTheWay.slice(0, 20).join(", ")}. Move or delete them, then apply the stash again; nothing was changed.`);
+  }
+  const baseTree = (await readCommit(repo, wip.parents[0])).tree;
+  const oursIndex = cloneIndex(index);
+  const oursTree = await writeTreeFromIndex(repo, oursIndex);
+  const merge2 = await mergeTrees(repo, baseTree, oursTree, wip.tree, {
+    ours: "Updated upstream",
+    theirs: "Stashed changes",
+    base: "Stash base"
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, "stash apply");
+  const writer = new WorktreeWriter(repo);
+  for (const [path, target] of untracked) {
+    await writeBlob(repo, writer, path, target);
+    applied.changed.push(path);
+  }
+  if (applied.conflicts.length === 0) {
+    const ours = await flattenTree(repo, oursTree);
+    for (const path of applied.changed) {
+      const before = ours.get(path);
+      if (before) index.set(emptyEntry(path, before.oid, treeModeToMode(before.mode)));
+    }
+  }
+  return {
+    commit_id: entry.newOid,
+    changed: applied.changed,
+    conflicts: applied.conflicts
+  };
+}
+async function stashDrop(repo, n) {
+  const entry = entryAt(repo, n);
+  const lock = await LockFile.acquire(`${repo.commondir}/${STASH_REF}`, "the stash");
+  try {
+    const entries = readReflog(repo, STASH_REF);
+    const k = entries.length - 1 - n;
+    const rest = entries.filter((_, i) => i !== k);
+    if (rest.length === 0) {
+      lock.rollback();
+      await deleteRef(repo, STASH_REF);
+      return entry.newOid;
+    }
+    if (k < rest.length) rest[k] = {
+      ...rest[k],
+      oldOid: k > 0 ? rest[k - 1].newOid : ZERO_OID
+    };
+    writeReflog(repo, STASH_REF, rest);
+    lock.commit(`${rest[rest.length - 1].newOid}
+`);
+    return entry.newOid;
+  } finally {
+    lock.rollback();
+  }
+}
+async function stashClear(repo) {
+  const count = readReflog(repo, STASH_REF).length;
+  if (count > 0) await deleteRef(repo, STASH_REF);
+  return count;
+}
+
+// commands/git/handlers/change_shared.ts
+function matchesPattern(name, pattern) {
+  return pattern === void 0 || wildmatch(pattern, name, {
+    pathname: false
+  });
+}
+function trackChoice(flags) {
+  if (flags.track && flags["no-track"]) throw new PtermError("InvalidArgs", "give either --track or --no-track.");
+  return flags.track ? "track" : flags["no-track"] ? "no-track" : "default";
+}
+async function recordUpstream(repo, name, upstream) {
+  await setConfigValues(repo, "branch", name, [
+    [
+      "remote",
+      upstream.remote
+    ],
+    [
+      "merge",
+      upstream.merge
+    ]
+  ]);
+  return `branch '${name}' set up to track '${upstreamLabel(upstream)}'.
+`;
+}
+function checkoutTarget(repo, word) {
+  const spelled = word === "-" ? "@{-1}" : word;
+  const prior = /^@\{-(\d+)\}$/.exec(spelled);
+  if (!prior || Number(prior[1]) === 0) return word;
+  const name = priorCheckout(repo, Number(prior[1]));
+  if (name === null) throw noPriorCheckout(word);
+  return name;
+}
+async function switchedText(repo, policy, step) {
+  const { before, after } = step;
+  let localChanges = "";
+  const treeSkipped = step.created && !step.startGiven && !step.forceCreate && !step.explicitDetach && before.oid === after.head;
+  if (!step.force && !treeSkipped) {
+    const report = await computeStatus(repo, loadIndex(repo), policy, {
+      untracked: false
+    });
+    const paths = [
+      .../* @__PURE__ */ new Set([
+        ...report.staged.keys(),
+        ...report.unstaged.keys()
+      ])
+    ].sort(comparePaths);
+    for (const path of paths) {
+      const staged = report.staged.get(path);
+      const unstaged = report.unstaged.get(path);
+      const code = staged === "A" || staged === "D" ? staged : unstaged === "D" ? "D" : staged === "T" || unstaged === "T" ? "T" : "M";
+      localChanges += `${code}	${quoteName(path, repo.quotePath)}
+`;
+    }
+  }
+  let stdout = "";
+  let stderr = "";
+  if (!before.branch && before.oid && before.oid !== after.head) {
+    stderr += await leftDetachedText(repo, before.oid, after.head);
+  }
+  if (after.branch) {
+    if (before.branch === after.branch) {
+      stderr += step.resetExisting ? `Reset branch '${after.branch}'
+` : `Already on '${after.branch}'
+`;
+    } else if (step.created) {
+      stderr += step.resetExisting ? `Switched to and reset branch '${after.branch}'
+` : `Switched to a new branch '${after.branch}'
+`;
+    } else stderr += `Switched to branch '${after.branch}'
+`;
+    const tracking = step.created && step.startGiven ? null : await trackingInfo(repo, after.branch, true);
+    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
+  } else {
+    if (before.branch && !step.explicitDetach && repo.config.getBool("advice.detachedHead", true)) {
+      stderr += detachedHeadAdvice(step.target);
+    }
+    stderr += await headNowAtText(repo, after.head);
+    const named2 = resolveRefOid(repo, `refs/heads/${step.target}`) ? step.target : null;
+    const tracking = named2 ? await trackingInfo(repo, named2, true) : null;
+    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
+  }
+  return {
+    localChanges,
+    stdout,
+    stderr
+  };
+}
+function detachedHeadAdvice(name) {
+  return `Note: switching to '${name}'.
+
+You are in 'detached HEAD' state. You can look around, make experimental
+changes and commit them, and you can discard any commits you make in this
+state without impacting any branches by switching back to a branch.
+
+If you want to create a new branch to retain commits you create, you may
+do so (now or later) by using -c with the switch command. Example:
+
+  git switch -c <new-branch-name>
+
+Or undo this operation with:
+
+  git switch -
+
+Turn off this advice by setting config variable advice.detachedHead to false
+
+`;
+}
+var ORPHANS_LISTED = 4;
+async function leftDetachedText(repo, old, now) {
+  const kept = await ancestorsOf(repo, now);
+  for (const name of listRefs(repo, "refs").keys()) {
+    let tip;
+    try {
+      tip = await resolveCommit(repo, name);
+    } catch {
+      continue;
+    }
+    if (!kept.has(tip)) {
+      for (const oid of await ancestorsOf(repo, tip)) kept.add(oid);
+    }
+  }
+  const lost = await walkLog(repo, old, Number.MAX_SAFE_INTEGER, null, kept);
+  if (lost.length === 0) return `Previous HEAD position was ${await commitOneLine(repo, old)}
+`;
+  const line = async (oid) => `  ${await commitOneLine(repo, oid)}
+`;
+  let listed = "";
+  for (const c of lost.slice(0, ORPHANS_LISTED)) listed += await line(c.id);
+  const more = lost.length - ORPHANS_LISTED;
+  if (more === 1) listed += await line(lost[ORPHANS_LISTED].id);
+  else if (more > 1) listed += ` ... and ${more} more.
+`;
+  const one = lost.length === 1;
+  let text = `Warning: you are leaving ${lost.length} commit${one ? "" : "s"} behind, not connected to
+any of your branches:
+
+${listed}
+`;
+  if (repo.config.getBool("advice.detachedHead", true)) {
+    text += `If you want to keep ${one ? "it" : "them"} by creating a new branch, this may be a good time
+to do so with:
+
+ git branch <new-branch-name> ${abbreviate(repo, old)}
+
+`;
+  }
+  return text;
+}
+async function switchHead(ctx, opened, target, options) {
+  const { repo, policy, rel } = opened;
+  const author = authorOf(ctx, repo);
+  if (options.create && options.forceCreate) {
+    throw new PtermError("InvalidArgs", "give either the create or the force-create flag, not both.");
+  }
+  let newBranch = options.create ?? options.forceCreate;
+  if (!newBranch && options.track === "track") {
+    const full = target ? dwimRef(repo, target) : null;
+    const remoteBranch = full?.match(/^refs\/remotes\/[^/]+\/(.+)$/)?.[1];
+    if (!remoteBranch) {
+      throw new PtermError("InvalidArgs", "--track without a new branch name needs a remote-tracking branch to name it after (e.g. origin/fix); otherwise give the name: `--create <branch>`.");
+    }
+    newBranch = options.create = remoteBranch;
+  }
+  if (newBranch && options.detach) throw new PtermError("InvalidArgs", "a new branch cannot be --detach'ed.");
+  if (options.forceCreate) checkBranchName(options.forceCreate);
+  const upstream = newBranch ? upstreamForNewBranch(repo, newBranch, target ?? "HEAD", options.track) : null;
+  if (!newBranch && options.track !== "default") {
+    throw new PtermError("InvalidArgs", "--track / --no-track go with a new branch (--create <branch>).");
+  }
+  const before = readHead(repo);
+  const resetExisting = !!options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`) !== null;
+  const outcome = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
+      const switched = await switchTo(repo, index, policy, target ?? "HEAD", {
+        detach: true,
+        force: options.force,
+        author
+      });
+      await createBranch(repo, options.forceCreate, switched.head, author, true);
+      return await switchTo(repo, loadIndex(repo), policy, options.forceCreate, {
+        force: options.force,
+        author
+      });
+    }
+    return await switchTo(repo, index, policy, target ?? "HEAD", {
+      detach: options.detach,
+      force: options.force,
+      createBranch: newBranch,
+      author
+    });
+  });
+  const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
+  const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
+  const printed = await switchedText(repo, opened.policy, {
+    before,
+    after: outcome,
+    target: target ?? "HEAD",
+    startGiven: target !== void 0,
+    created: newBranch !== void 0,
+    forceCreate: options.forceCreate !== void 0,
+    resetExisting,
+    explicitDetach: options.detach,
+    force: options.force
+  });
+  ctx.stdout.write(printed.localChanges + tracking + printed.stdout);
+  ctx.stderr.write(printed.stderr);
+  const listed = bounded(outcome.changed);
+  return {
+    repo_path: rel,
+    action,
+    branch: outcome.branch,
+    head: outcome.head,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: outcome.withheld,
+    ...newBranch ? {
+      upstream: upstream && upstreamLabel(upstream)
+    } : {}
+  };
+}
+function warnSkippedCheckoutHook(ctx, repo) {
+  const hooks = skippedHooks(repo, [
+    "post-checkout"
+  ]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
+`);
+}
+function droppedStashText(word, oid) {
+  const named2 = word === void 0 ? "refs/stash@{0}" : /^\d+$/.test(word) ? `refs/stash@{${word}}` : word;
+  return `Dropped ${named2} (${oid})
+`;
+}
+function applyHandler(pop) {
+  return async (ctx) => {
+    const { repo, policy, rel } = await openFromFlags(ctx);
+    const n = parseStashRef(ctx.positionals.stash);
+    const result = await withRepoLock(repo, async () => {
+      const applied = await stashApply(repo, loadIndex(repo), policy, n);
+      let dropped = false;
+      if (pop && applied.conflicts.length === 0) {
+        await stashDrop(repo, n);
+        dropped = true;
+      }
+      return {
+        ...applied,
+        dropped
+      };
+    });
+    const fields = {
+      repo_path: rel,
+      stash: `stash@{${n}}`,
+      commit_id: result.commit_id,
+      changed_paths: result.changed,
+      conflicts: result.conflicts,
+      dropped: result.dropped
+    };
+    if (result.conflicts.length > 0) {
+      throw new PtermError("Conflict", `applying stash@{${n}} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them; the stash entry is kept.`, {
+        result: fields
+      });
+    }
+    ctx.stdout.write(await statusAfter(repo, policy));
+    if (result.dropped) {
+      ctx.stdout.write(droppedStashText(ctx.positionals.stash, result.commit_id));
+    }
+    return fields;
+  };
+}
+function sequenceAction(flags) {
+  const given = [
+    "continue",
+    "abort",
+    "quit",
+    "skip"
+  ].filter((name) => flags[name]);
+  if (given.length > 1) throw new PtermError("InvalidArgs", `give one of ${given.map((g) => `--${g}`).join(", ")}.`);
+  return given[0] ?? null;
+}
+async function finishSequence(ctx, opened, kind, action) {
+  const { repo, policy } = opened;
+  const applied = kind === "merge" ? null : sequenceCommit(repo, kind);
+  const title = kind === "merge" ? "Merge" : kind === "revert" ? "Revert" : "Cherry-pick";
+  if (action === "quit") {
+    quitSequence(repo, kind);
+    ctx.stdout.write(`${title} forgotten; index and work tree are as they were.
+`);
+    return {
+      applied,
+      commit_id: null,
+      changed_paths: []
+    };
+  }
+  if (action === "continue") {
+    const id = await withRepoLock(repo, () => continueSequence(repo, loadIndex(repo), kind, authorOf(ctx, repo), ctx.flags.author !== void 0));
+    const made = await readCommit(repo, id);
+    ctx.stdout.write(`[${readHead(repo).branch ?? "detached HEAD"} ${id.slice(0, 7)}] ${made.message.split("\n")[0]}
+`);
+    return {
+      applied,
+      commit_id: id,
+      changed_paths: []
+    };
+  }
+  const changed = await withRepoLock(repo, () => abortSequence(repo, loadIndex(repo), policy, kind));
+  ctx.stdout.write(`${title} ${action === "skip" ? "skipped" : "aborted"}; ${plural(changed.length, "path")} restored.
+`);
+  return {
+    applied,
+    commit_id: null,
+    changed_paths: changed
+  };
+}
+async function printingGitRefusal(ctx, closing, step) {
+  try {
+    return await step();
+  } catch (error) {
+    const printed = printedBy(error);
+    if (printed) {
+      ctx.stdout.write(printed.stdout);
+      ctx.stderr.write(`${printed.stderr}${closing}
+`);
+    }
+    throw error;
+  }
+}
+
+// commands/git/handlers/branch.ts
+async function changeUpstream(ctx, opened, name, current, setTo) {
+  const { repo, rel } = opened;
+  const target = name ?? current;
+  if (!target) {
+    throw new PtermError("InvalidArgs", "HEAD is detached: name the branch whose upstream to change.");
+  }
+  const commit = resolveRefOid(repo, `refs/heads/${target}`);
+  if (!commit) throw new PtermError("NotFound", `there is no branch ${target}; list branches with \`git branch\`.`);
+  let upstream = null;
+  if (setTo !== void 0) {
+    upstream = upstreamNamed(repo, setTo);
+    ctx.stdout.write(await recordUpstream(repo, target, upstream));
+  } else {
+    if (!configuredUpstream(repo, target)) {
+      throw new PtermError("NotFound", `the branch ${target} has no upstream; nothing to remove.`);
+    }
+    await removeConfigValues(repo, "branch", target, [
+      "remote",
+      "merge"
+    ]);
+    ctx.stdout.write(`Removed the upstream of ${target}.
+`);
+  }
+  return {
+    repo_path: rel,
+    current,
+    action: setTo !== void 0 ? "set-upstream" : "unset-upstream",
+    branches: listBranches(repo),
+    name: target,
+    commit,
+    upstream: upstream && upstreamLabel(upstream)
+  };
+}
+var branch = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, rel } = opened;
+  let name = ctx.positionals.name;
+  let start = ctx.positionals.start;
+  const author = authorOf(ctx, repo);
+  const head = readHead(repo);
+  const current = head.branch && head.ref?.startsWith("refs/heads/") ? head.branch : null;
+  const base = {
+    repo_path: rel,
+    current
+  };
+  const remove = ctx.flags.delete || ctx.flags["force-delete"];
+  const move = ctx.flags.move || ctx.flags["force-move"];
+  const force = ctx.flags.force || ctx.flags["force-delete"] || ctx.flags["force-move"];
+  if (remove && move) {
+    throw new PtermError("InvalidArgs", "give either --delete (-d/-D) or --move (-m/-M), not both.");
+  }
+  const setUpstream = ctx.flags["set-upstream-to"];
+  if (setUpstream !== void 0 || ctx.flags["unset-upstream"]) {
+    if (setUpstream !== void 0 && ctx.flags["unset-upstream"]) {
+      throw new PtermError("InvalidArgs", "give either --set-upstream-to or --unset-upstream.");
+    }
+    if (remove || move || start) {
+      throw new PtermError("InvalidArgs", "--set-upstream-to / --unset-upstream take at most one branch name: `git branch -u origin/main [<branch>]`.");
+    }
+    return await changeUpstream(ctx, opened, name, current, setUpstream);
+  }
+  if (ctx.flags["show-current"]) {
+    ctx.stdout.write(current ? `${current}
+` : "");
+    return {
+      ...base,
+      action: "show-current",
+      branches: [],
+      name: current,
+      commit: head.oid
+    };
+  }
+  if (move && name && !start) {
+    if (!current) throw new PtermError("InvalidArgs", "HEAD is detached: name the branch to rename: -m <old> <new>.");
+    [name, start] = [
+      current,
+      name
+    ];
+  }
+  const remotesWanted = ctx.flags.all || ctx.flags.remotes;
+  if (!name || ctx.flags.list || remotesWanted) {
+    if (remove || move) {
+      throw new PtermError("InvalidArgs", "name the branch: `git branch -d <name>` or `git branch -m <old> <new>`.");
+    }
+    if (start) throw new PtermError("InvalidArgs", "--list takes one pattern.");
+    const branches = listBranches(repo).filter((b) => matchesPattern(b.name, name));
+    const remotes = remotesWanted ? listRemoteBranches(repo).filter((b) => matchesPattern(b.name, name)) : [];
+    refuseUnfollowedLayout(repo, "branch", ctx.flags.verbose.length === 0);
+    if (ctx.flags.format !== void 0) checkFormat(ctx.flags.format);
+    const options = {
+      verbose: ctx.flags.verbose.length,
+      // -r lists the remote-tracking branches alone (no local one, no detached HEAD line), as git.
+      locals: !ctx.flags.remotes || ctx.flags.all,
+      remotes: remotesWanted,
+      detached: ctx.flags.remotes && !ctx.flags.all ? null : head.ref === null && head.oid ? `(${await detachedDescription(repo, head.oid)})` : null,
+      headOid: head.oid,
+      headRef: head.ref,
+      matches: (n) => matchesPattern(n, name)
+    };
+    const listed = listedRefs(repo, options);
+    if (ctx.flags.format !== void 0) {
+      let text = "";
+      for (const r of listed) text += await formatRef(repo, r, ctx.flags.format) + "\n";
+      ctx.stdout.write(text);
+    } else ctx.stdout.write(await branchListText(repo, listed, options));
+    return {
+      ...base,
+      action: "list",
+      // -r lists no local branch.
+      branches: ctx.flags.remotes && !ctx.flags.all ? [] : branches,
+      // Only with --all or --remotes, as git branch -a and -r list them.
+      ...remotesWanted ? {
+        remote_branches: remotes
+      } : {},
+      name: null,
+      commit: null
+    };
+  }
+  if (remove) {
+    if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
+    const oid = await withRepoLock(repo, () => deleteBranch(repo, name, force));
+    ctx.stdout.write(`Deleted branch ${name} (was ${abbreviate(repo, oid)}).
+`);
+    return {
+      ...base,
+      action: "delete",
+      branches: listBranches(repo),
+      name,
+      commit: oid
+    };
+  }
+  if (move) {
+    const newName = start;
+    const oid = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
+    const after = readHead(repo);
+    return {
+      ...base,
+      current: after.branch,
+      action: "rename",
+      branches: listBranches(repo),
+      name: newName,
+      commit: oid
+    };
+  }
+  const upstream = upstreamForNewBranch(repo, name, start ?? "HEAD", trackChoice(ctx.flags));
+  const created = await withRepoLock(repo, async () => {
+    const oid = await createBranch(repo, name, start ?? "HEAD", author, force);
+    return {
+      oid,
+      tracking: upstream ? await recordUpstream(repo, name, upstream) : ""
+    };
+  });
+  ctx.stdout.write(created.tracking);
+  return {
+    ...base,
+    action: "create",
+    branches: listBranches(repo),
+    name,
+    commit: created.oid,
+    upstream: upstream && upstreamLabel(upstream)
+  };
+};
+async function detachedDescription(repo, head) {
+  const line = await detachedLine(repo, head);
+  return line.startsWith("HEAD detached") ? line : "no branch";
+}
+
+// commands/git/porcelain/conflict_side.ts
+function conflictSide(flags) {
+  if (flags.ours && flags.theirs) throw new PtermError("InvalidArgs", "--ours and --theirs: give one of them.");
+  return flags.ours ? "ours" : flags.theirs ? "theirs" : null;
+}
+async function checkoutConflictSide(repo, index, policy, specs, side, missingSide) {
+  const inScope2 = (path) => specs.some((s) => s === "" || pathWithin(path, s));
+  for (const spec of specs) {
+    const known = [
+      ...index.entries.keys(),
+      ...index.conflicts.keys()
+    ].some((p) => spec === "" || pathWithin(p, spec));
+    if (!known) {
+      throw new PtermError("NotFound", `pathspec '${spec}' did not match any file(s) known to git; nothing was changed.`);
+    }
+  }
+  const stage = side === "ours" ? 2 : 3;
+  const conflicted = [
+    ...index.conflicts.keys()
+  ].filter(inScope2).sort(comparePaths);
+  const withheld = conflicted.filter((path) => policy.hidden(path));
+  const sides = conflicted.filter((path) => !policy.hidden(path)).map((path) => {
+    const entry = index.conflicts.get(path).find((e) => e.stage === stage);
+    if (!entry && missingSide === "refuse") {
+      throw new PtermError("NotFound", `path '${path}' does not have ${side === "ours" ? "our" : "their"} version; nothing was changed. Keep the other side with \`git checkout --${side === "ours" ? "theirs" : "ours"} -- ${path}\`, or remove it with \`git rm ${path}\`.`);
+    }
+    return {
+      path,
+      entry
+    };
+  });
+  for (const { path } of sides) {
+    const hidden = policy.hidden(path);
+    if (hidden) throw hiddenPathDenied(path, hidden, "nothing was changed");
+  }
+  const writer = new WorktreeWriter(repo);
+  const changed = [];
+  for (const { path, entry } of sides) {
+    if (entry) await writeBlob(repo, writer, path, {
+      oid: entry.oid,
+      mode: modeToTreeMode(entry.mode)
+    });
+    else {
+      try {
+        Deno.removeSync(`${repo.dir}/${path}`);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        continue;
+      }
+    }
+    changed.push(path);
+  }
+  const merged = [
+    ...index.entries.keys()
+  ].filter(inScope2);
+  if (merged.length) {
+    const restored2 = await restorePaths(repo, index, policy, null, true, merged);
+    changed.push(...restored2.changed);
+    withheld.push(...restored2.withheld);
+  }
+  return {
+    changed,
+    withheld
+  };
+}
+
+// commands/git/handlers/checkout.ts
+async function restoreFiles(ctx, opened, target, specs) {
+  const { repo, policy } = opened;
+  let tree = null;
+  const result = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    tree = target === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, target))).tree;
+    return await restorePaths(repo, index, policy, tree, target === void 0, specs);
+  });
+  return restored(ctx, opened, result, tree === null ? "the index" : abbreviate(repo, tree));
+}
+function restored(ctx, { repo, rel }, result, from) {
+  const flags = ctx.flags;
+  if (!flags.quiet && (flags.path ?? []).length === 0) {
+    const count = result.changed.length;
+    ctx.stderr.write(`Updated ${count} ${count === 1 ? "path" : "paths"} from ${from}
+`);
+  }
+  const listed = bounded(result.changed);
+  const head = readHead(repo);
+  return {
+    repo_path: rel,
+    action: "restore",
+    branch: head.branch,
+    head: head.oid,
+    changed_paths: listed.items,
+    truncated: listed.truncated,
+    withheld: result.withheld
+  };
+}
+async function restoreSide(ctx, opened, specs, side) {
+  const { repo, policy } = opened;
+  const result = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "refuse"));
+  return restored(ctx, opened, result, "the index");
+}
+var checkout = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const words = ctx.positionals.args.map((word, i) => i === 0 ? checkoutTarget(opened.repo, word) : word);
+  const track = trackChoice(ctx.flags);
+  if (words.length === 1 && ctx.flags.path.length === 0 && !ctx.flags.create && !ctx.flags["force-create"] && !ctx.flags.detach && track !== "track" && !await isRevision(opened.repo, words[0])) {
+    const guessed = guessRemoteBranch(opened.repo, words[0]);
+    if (guessed) {
+      if (isPathWord(opened.repo, words[0])) {
+        throw new PtermError("InvalidArgs", `\`${words[0]}\` is both a path and the remote-tracking branch ${guessed.slice(13)}; say which: \`git checkout --create ${quoteWord(words[0])} ${guessed.slice(13)}\` for the branch, \`git checkout -- ${quoteWord(words[0])}\` for the path.`);
+      }
+      const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
+        create: words[0],
+        detach: false,
+        force: ctx.flags.force,
+        track
+      });
+      warnSkippedCheckoutHook(ctx, opened.repo);
+      return switched2;
+    }
+  }
+  const split = await splitRevsAndPaths(ctx, opened.repo, words, 1);
+  const target = split.revs[0];
+  const specs = userPaths([
+    ...ctx.flags.path,
+    ...split.paths
+  ]);
+  const side = conflictSide(ctx.flags);
+  if (side) {
+    if (target !== void 0 || specs.length === 0) {
+      throw new PtermError("InvalidArgs", `--${side} checks out one side of a conflicted path, without a commit: \`git checkout --${side} -- <path>\`.`);
+    }
+    return await restoreSide(ctx, opened, specs, side);
+  }
+  if (specs.length > 0) {
+    if (ctx.flags.create || ctx.flags["force-create"] || ctx.flags.detach) {
+      throw new PtermError("InvalidArgs", "paths restore files; they cannot be combined with -b, -B or --detach.");
+    }
+    return await restoreFiles(ctx, opened, target, specs);
+  }
+  if (!target && !ctx.flags.create && !ctx.flags["force-create"]) {
+    throw new PtermError("InvalidArgs", "say what to check out: a branch, a tag or a commit (`git checkout main`), -b <new-branch>, or paths after `--` to restore.");
+  }
+  const switched = await switchHead(ctx, opened, target, {
+    create: ctx.flags.create,
+    forceCreate: ctx.flags["force-create"],
+    detach: ctx.flags.detach,
+    force: ctx.flags.force,
+    track
+  });
+  warnSkippedCheckoutHook(ctx, opened.repo);
+  return switched;
+};
+
+// commands/git/handlers/switch.ts
+var switchHandler = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const given = ctx.positionals.branch;
+  const target = given === void 0 ? void 0 : checkoutTarget(opened.repo, given);
+  const creating = ctx.flags.create ?? ctx.flags["force-create"];
+  const track = trackChoice(ctx.flags);
+  if (!creating && !target) {
+    throw new PtermError("InvalidArgs", "name the branch: `git switch <branch>` (or `git switch -c <new-branch>`).");
+  }
+  const guessed = !creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`) ? guessRemoteBranch(opened.repo, target) : null;
+  if (guessed) {
+    const switched2 = await switchHead(ctx, opened, guessed.slice(13), {
+      create: target,
+      detach: false,
+      force: ctx.flags.force,
+      track
+    });
+    warnSkippedCheckoutHook(ctx, opened.repo);
+    return switched2;
+  }
+  if (!creating && !ctx.flags.detach && track !== "track" && target && !resolveRefOid(opened.repo, `refs/heads/${target}`)) {
+    const known = await isRevision(opened.repo, target);
+    throw new PtermError("NotFound", known ? `\`${target}\` is not a branch: \`git switch --detach ${quoteWord(target)}\` goes to it as a detached HEAD.` : isValidRefName(`refs/heads/${target}`) ? `there is no branch \`${target}\`: create it with \`git switch -c ${quoteWord(target)}\`.` : `there is no branch \`${target}\`, and it is not a valid branch name; \`git branch\` lists the branches.`);
+  }
+  const switched = await switchHead(ctx, opened, target, {
+    create: ctx.flags.create,
+    forceCreate: ctx.flags["force-create"],
+    detach: ctx.flags.detach,
+    force: ctx.flags.force,
+    track
+  });
+  warnSkippedCheckoutHook(ctx, opened.repo);
+  return switched;
+};
+
+// commands/git/merge/merge_messages.ts
+async function mergeMessages(repo, trees, paths, conflicts, renameConflicts, theirsLabel) {
+  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
+  const label = (side) => side === "ours" ? "HEAD" : theirsLabel;
+  const other = (side) => side === "ours" ? "theirs" : "ours";
+  const byName = /* @__PURE__ */ new Map();
+  const silent = /* @__PURE__ */ new Set();
+  for (const r of renameConflicts) {
+    if (r.kind === "rename/rename") {
+      byName.set(r.from, `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.
+`);
+      silent.add(r.ours).add(r.theirs);
+      continue;
+    }
+    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ${label(other(r.renamedIn))}.
+`;
+    const [before, renamed] = await Promise.all([
+      at(trees.base, r.from),
+      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to)
+    ]);
+    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
+      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.
+`;
+    }
+    byName.set(r.to, line);
+    silent.add(r.to);
+  }
+  let out = "";
+  for (const path of [
+    .../* @__PURE__ */ new Set([
+      ...paths,
+      ...byName.keys()
+    ])
+  ].sort(comparePaths)) {
+    if (byName.has(path)) out += byName.get(path);
+    if (silent.has(path) || byName.has(path)) continue;
+    const [base, ours, theirs] = await Promise.all([
+      at(trees.base, path),
+      at(trees.ours, path),
+      at(trees.theirs, path)
+    ]);
+    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
+    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
+      out += `Auto-merging ${path}
+`;
+    }
+    if (!conflicts.has(path)) continue;
+    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
+`;
+    else if (ours) {
+      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  Version HEAD of ${path} left in tree.
+`;
+    } else if (theirs) {
+      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
+`;
+    }
+  }
+  return out;
+}
+
+// commands/git/porcelain/pick.ts
+async function stopText(repo, stop, trees, merge2, applied, theirsLabel) {
+  const stdout = await mergeMessages(repo, trees, [
+    .../* @__PURE__ */ new Set([
+      ...applied.changed,
+      ...applied.conflicts
+    ])
+  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, theirsLabel);
+  if (stop.kind === "rebase") return {
+    stdout,
+    stderr: ""
+  };
+  const { kind } = stop;
+  let stderr = `error: could not ${kind === "revert" ? "revert" : "apply"} ${abbreviate(repo, stop.oid)}... ${stop.subject}
+`;
+  stderr += stop.noCommit ? "hint: after resolving the conflicts, mark the corrected paths\nhint: with 'git add <paths>' or 'git rm <paths>'\n" : `hint: After resolving the conflicts, mark them with
+hint: "git add/rm <pathspec>", then run
+hint: "git ${kind} --continue".
+hint: You can instead skip this commit with "git ${kind} --skip".
+hint: To abort and get back to the state before "git ${kind}",
+hint: run "git ${kind} --abort".
+`;
+  return {
+    stdout,
+    stderr
+  };
+}
+async function revertTrees(repo, rev) {
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; reverting merges is not supported (it needs a choice of parent).`);
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  return {
+    oid,
+    commit,
+    base: commit.tree,
+    theirs: parentTree
+  };
+}
+async function revertCommit(repo, index, policy, rev, options) {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet, so there is nothing to revert onto.");
+  await requireIndexMatchesHead(repo, index, "revert");
+  const { oid, commit, base, theirs } = await revertTrees(repo, rev);
+  const short = abbreviate(repo, oid);
+  const subject = splitMessage(commit.message).subject;
+  const theirsLabel = `parent of ${short} (${subject})`;
+  const oursTree = await treeOf(repo, head.oid);
+  const merge2 = await mergeTrees(repo, base, oursTree, theirs, {
+    ours: "HEAD",
+    theirs: theirsLabel,
+    base: `${short} (${subject})`
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, "revert");
+  const message = `Revert "${subject}"
+
+This reverts commit ${oid}.
+`;
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
+    if (applied.conflicts.length === 0) {
+      return {
+        reverted: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: []
+      };
+    }
+    writeStateFile(repo, "REVERT_HEAD", `${oid}
+`);
+    return {
+      reverted: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts,
+      printed: await stopText(repo, {
+        kind: "revert",
+        oid,
+        subject,
+        noCommit: options.noCommit
+      }, {
+        base,
+        ours: oursTree,
+        theirs
+      }, merge2, applied, theirsLabel)
+    };
+  }
+  let commitId;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      extraParents: []
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    writeStateFile(repo, "MERGE_MSG", message);
+    throw new PtermError("NothingToCommit", `reverting ${short} changes nothing on HEAD (its change is not there to undo), so there is nothing to commit; git stops the same way. Nothing was changed.`);
+  }
+  return {
+    reverted: oid,
+    commit_id: commitId,
+    changed_paths: applied.changed,
+    conflicts: []
+  };
+}
+function withOrigin(message, oid) {
+  const text = message.endsWith("\n") ? message : `${message}
+`;
+  const paragraphs = text.trimEnd().split(/\n[ \t]*\n/);
+  const last = paragraphs[paragraphs.length - 1].split("\n");
+  const trailers = paragraphs.length > 1 && last.every((line) => /^[A-Za-z0-9-]+: /.test(line) || /^\(cherry picked from commit [0-9a-f]+\)$/.test(line));
+  return `${text}${trailers ? "" : "\n"}(cherry picked from commit ${oid})
+`;
+}
+async function cherryPickCommit(repo, index, policy, rev, options) {
+  const head = readHead(repo);
+  if (!head.oid) throw new PtermError("NotFound", "there are no commits yet to pick onto; commit first.");
+  await requireIndexMatchesHead(repo, index, "cherry-pick");
+  const oid = await resolveCommit(repo, rev);
+  const commit = await readCommit(repo, oid);
+  if (commit.parents.length > 1) {
+    throw new PtermError("InvalidArgs", `${oid.slice(0, 7)} is a merge commit; picking merges is not supported (it needs a choice of parent).`);
+  }
+  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
+  const subject = splitMessage(commit.message).subject;
+  const theirsLabel = `${abbreviate(repo, oid)} (${subject})`;
+  const oursTree = await treeOf(repo, head.oid);
+  const merge2 = await mergeTrees(repo, parentTree, oursTree, commit.tree, {
+    ours: "HEAD",
+    theirs: theirsLabel,
+    base: parentTree === null ? "(empty tree)" : `parent of ${abbreviate(repo, oid)} (${subject})`
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, options.rebase ? "rebase" : "cherry-pick");
+  const message = options.recordOrigin ? withOrigin(commit.message, oid) : commit.message;
+  const stopFile = options.rebase ? "REBASE_HEAD" : "CHERRY_PICK_HEAD";
+  if (applied.conflicts.length > 0 || options.noCommit) {
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(message, applied.conflicts));
+    if (applied.conflicts.length === 0) {
+      return {
+        picked: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: []
+      };
+    }
+    writeStateFile(repo, stopFile, `${oid}
+`);
+    return {
+      picked: oid,
+      commit_id: null,
+      changed_paths: applied.changed,
+      conflicts: applied.conflicts,
+      printed: await stopText(repo, {
+        kind: options.rebase ? "rebase" : "cherry-pick",
+        oid,
+        subject,
+        noCommit: options.noCommit
+      }, {
+        base: parentTree,
+        ours: oursTree,
+        theirs: commit.tree
+      }, merge2, applied, theirsLabel)
+    };
+  }
+  const initiallyEmpty = commit.tree === (parentTree ?? EMPTY_TREE_OID);
+  let commitId;
+  try {
+    commitId = await commitIndex(repo, index, {
+      message,
+      author: options.author,
+      authorSignature: commit.author,
+      extraParents: [],
+      reflogMessage: options.rebase?.reflogMessage ?? `cherry-pick: ${subject}`,
+      allowEmpty: options.keepRedundant || initiallyEmpty && options.allowEmpty
+    });
+  } catch (error) {
+    if (!(error instanceof PtermError) || error.code !== "NothingToCommit") throw error;
+    if (options.rebase) {
+      return {
+        picked: oid,
+        commit_id: null,
+        changed_paths: applied.changed,
+        conflicts: [],
+        redundant: true
+      };
+    }
+    writeStateFile(repo, "MERGE_MSG", message);
+    writeStateFile(repo, "CHERRY_PICK_HEAD", `${oid}
+`);
+    throw new PtermError("NothingToCommit", `${initiallyEmpty ? `${abbreviate(repo, oid)} is an empty commit` : `the change of ${abbreviate(repo, oid)} is already in HEAD`}; the cherry-pick stopped in progress, as git stops it.
+The previous cherry-pick is now empty, possibly due to conflict resolution.
+If you wish to commit it anyway, use:
+
+    git commit --allow-empty
+
+Otherwise, please use 'git cherry-pick --skip'`);
+  }
+  return {
+    picked: oid,
+    commit_id: commitId,
+    changed_paths: applied.changed,
+    conflicts: []
+  };
+}
+
+// commands/git/porcelain/reset.ts
+async function resetTo(repo, index, policy, rev, mode, author) {
+  const target = await resolveCommit(repo, rev);
+  const head = readHead(repo);
+  if (mode === "soft" && (index.hasConflicts() || readMergeHeads(repo).length > 0)) {
+    throw new PtermError("Conflict", "cannot do a soft reset in the middle of a merge; use --mixed or --hard.");
+  }
+  const targetTree = await treeOf(repo, target);
+  let changed = [];
+  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
+  if (mode === "hard") {
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
+    changed = result.changed;
+  }
+  if (head.oid) writeStateFile(repo, "ORIG_HEAD", `${head.oid}
+`);
+  await advanceHead(repo, target, {
+    expected: head.oid,
+    message: `reset: moving to ${rev}`,
+    who: signatureNow(author)
+  });
+  clearSequenceState(repo);
+  return {
+    head: target,
+    changed_paths: changed
+  };
+}
+async function resetPaths(repo, index, rev, specs) {
+  let tree = null;
+  if (rev !== null || readHead(repo).oid) tree = await treeOf(repo, await resolveCommit(repo, rev ?? "HEAD"));
+  return await resetIndexTo(repo, index, tree, specs);
+}
+async function pathsChangedBy(repo, index, policy, op) {
+  const head = readHead(repo);
+  if (op.kind === "reset") {
+    if (op.mode !== "hard") return [];
+    const target = await resolveCommit(repo, op.ref);
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, target), "hard", "reset", {
+      dryRun: true
+    });
+    return result.changed.filter((p) => !policy.hidden(p)).sort(comparePaths);
+  }
+  const { base, theirs } = await revertTrees(repo, op.ref);
+  const merge2 = await mergeTrees(repo, base, await treeOf(repo, head.oid), theirs, {
+    ours: "HEAD",
+    theirs: "revert"
+  });
+  return [
+    ...merge2.changes.keys()
+  ].filter((p) => !policy.hidden(p)).sort(comparePaths);
+}
+
+// commands/git/handlers/restore.ts
+var restore = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
+  const specs = userPaths(ctx.flags.path);
+  if (specs.length === 0) {
+    throw new PtermError("InvalidArgs", "name what to restore: `git restore <path>\u2026` (`git restore .` for everything).");
+  }
+  const staged = ctx.flags.staged;
+  const worktree = ctx.flags.worktree || !staged;
+  const source = ctx.flags.source;
+  const side = conflictSide(ctx.flags);
+  if (side) {
+    if (staged || source !== void 0) {
+      throw new PtermError("InvalidArgs", `--${side} restores the work tree from one side of a conflict; it takes neither --staged nor --source: \`git restore --${side} <path>\`.`);
+    }
+    const restored2 = await withRepoLock(repo, async () => await checkoutConflictSide(repo, loadIndex(repo), policy, specs, side, "remove"));
+    const listed = bounded(restored2.changed);
+    return {
+      repo_path: rel,
+      staged: false,
+      worktree: true,
+      source: null,
+      changed_paths: listed.items,
+      truncated: listed.truncated,
+      withheld: restored2.withheld
+    };
+  }
+  const result = await withRepoLock(repo, async () => {
+    let unstaged = [];
+    if (staged) {
+      const index = loadIndex(repo);
+      const head = readHead(repo).oid;
+      const from = source ?? head;
+      const tree = from ? await flattenTree(repo, (await readCommit(repo, await resolveCommit(repo, from))).tree) : null;
+      for (const spec of specs) {
+        const known = (path) => spec === "" || pathWithin(path, spec);
+        const hit = [
+          ...index.entries.keys(),
+          ...index.conflicts.keys()
+        ].some(known) || [
+          ...tree?.keys() ?? []
+        ].some(known);
+        if (!hit) {
+          throw new PtermError("NotFound", `pathspec \`${spec}\` did not match any file known to git; nothing was restored.`);
+        }
+      }
+      unstaged = await resetPaths(repo, index, source ?? null, specs);
+    }
+    let restored2 = {
+      changed: [],
+      withheld: []
+    };
+    if (worktree) {
+      const from = source ?? (staged ? "HEAD" : void 0);
+      const tree = from === void 0 ? null : (await readCommit(repo, await resolveCommit(repo, from))).tree;
+      const index = loadIndex(repo);
+      restored2 = await restorePaths(repo, index, policy, tree, from === void 0, specs, !staged && !!from);
+    }
+    return {
+      unstaged,
+      ...restored2
+    };
+  });
+  const changed = bounded([
+    .../* @__PURE__ */ new Set([
+      ...result.unstaged,
+      ...result.changed
+    ])
+  ].sort());
+  return {
+    repo_path: rel,
+    staged,
+    worktree,
+    source: source ?? null,
+    changed_paths: changed.items,
+    truncated: changed.truncated,
+    withheld: result.withheld
+  };
+};
+
+// commands/git/handlers/cherry_pick.ts
+var cherryPick = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
+  const author = authorOf(ctx, repo);
+  const rev = ctx.positionals.commit;
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (rev !== void 0 || ctx.flags["no-commit"]) {
+      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
+    }
+    const done = await finishSequence(ctx, opened, "cherry-pick", action);
+    return {
+      repo_path: rel,
+      action,
+      picked: done.applied,
+      commit_id: done.commit_id,
+      changed_paths: done.changed_paths,
+      conflicts: []
+    };
+  }
+  if (rev === void 0) {
+    throw new PtermError("InvalidArgs", "say which commit to pick: `git cherry-pick <commit>` (or --continue, --abort, --quit, --skip).");
+  }
+  const { printed, ...result } = await printingGitRefusal(ctx, "fatal: cherry-pick failed", () => withRepoLock(repo, () => cherryPickCommit(repo, loadIndex(repo), policy, rev, {
+    noCommit: ctx.flags["no-commit"],
+    author,
+    recordOrigin: ctx.flags.x,
+    allowEmpty: ctx.flags["allow-empty"],
+    keepRedundant: ctx.flags["keep-redundant-commits"]
+  })));
+  const fields = {
+    repo_path: rel,
+    ...result
+  };
+  if (result.conflicts.length > 0) {
+    ctx.stdout.write(printed?.stdout ?? "");
+    ctx.stderr.write(printed?.stderr ?? "");
+    throw new PtermError("Conflict", `picking ${result.picked.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git cherry-pick --continue\`, or \`git cherry-pick --abort\` to give up.`, {
+      result: fields
+    });
+  }
+  if (result.commit_id) ctx.stdout.write(await commitSummaryText(repo, result.commit_id, SEQUENCER_SUMMARY));
+  return fields;
+};
+
+// commands/git/handlers/clean.ts
+var clean = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const dryRun = ctx.flags["dry-run"];
+  if (!ctx.flags.force && !dryRun) {
+    throw new PtermError("InvalidArgs", "git clean deletes untracked files, so it needs -f (as git's clean.requireForce): `git clean -n` lists them first, `git clean -f` deletes them (`-fd` folders too).");
+  }
+  const scope = userPaths(ctx.flags.path);
+  const result = await withRepoLock(repo, async () => {
+    const index = loadIndex(repo);
+    const report = await worktreeStatus(repo, index, policy, {
+      untracked: true,
+      submodules: "all"
+    });
+    const trackedDirs = /* @__PURE__ */ new Set([
+      ""
+    ]);
+    for (const path of index.entries.keys()) {
+      for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) trackedDirs.add(path.slice(0, i));
+    }
+    const parent = (path) => path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+    const removed = [];
+    const withheld = [];
+    const skipped = [];
+    const emptied = /* @__PURE__ */ new Set();
+    for (const path of [
+      ...report.untracked ?? []
+    ].sort(comparePaths)) {
+      if (scope.length && !scope.some((s) => s === "" || pathWithin(path, s))) continue;
+      if (!ctx.flags.directories && !trackedDirs.has(parent(path))) continue;
+      if (policy.hidden(path)) {
+        withheld.push(path);
+        continue;
+      }
+      const info = await Deno.lstat(`${repo.dir}/${path}`).catch(() => null);
+      if (!info) continue;
+      if (info.isDirectory) {
+        skipped.push(path);
+        continue;
+      }
+      if (!dryRun) {
+        try {
+          await Deno.remove(`${repo.dir}/${path}`);
+        } catch (error) {
+          throw new PtermError("WriteFailed", `could not delete ${quoteName(path, repo.quotePath)} (${error.name}); ${plural(removed.length, "file")} were deleted before it and the rest are left as they were. Run \`git clean -n\` to see what remains.`);
+        }
+      }
+      removed.push(path);
+      for (let dir = parent(path); dir && !trackedDirs.has(dir); dir = parent(dir)) emptied.add(dir);
+    }
+    if (!dryRun && ctx.flags.directories) {
+      for (const dir of [
+        ...emptied
+      ].sort((a, b) => b.length - a.length)) {
+        await Deno.remove(`${repo.dir}/${dir}`).catch(() => {
+        });
+      }
+    }
+    return {
+      removed,
+      withheld,
+      skipped
+    };
+  });
+  const verb = dryRun ? "Would remove" : "Removing";
+  ctx.stdout.write(result.removed.length ? result.removed.map((p) => `${verb} ${quoteName(p, repo.quotePath)}`).join("\n") + "\n" : "Nothing to clean.\n");
+  if (result.withheld.length) {
+    ctx.stderr.write(`${plural(result.withheld.length, "secret path")} left in place (pterm never touches them).
+`);
+  }
+  for (const path of result.skipped) ctx.stderr.write(`Skipping repository ${quoteName(path, repo.quotePath)}
+`);
+  const listed = bounded(result.removed);
+  return {
+    repo_path: rel,
+    dry_run: dryRun,
+    removed: listed.items,
+    withheld: result.withheld,
+    skipped: result.skipped,
+    truncated: listed.truncated
+  };
+};
+
+// commands/git/handlers/reset.ts
+var reset = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const modes = [
+    "soft",
+    "mixed",
+    "hard"
+  ].filter((m) => ctx.flags[m]);
+  if (modes.length > 1) throw new PtermError("InvalidArgs", "give only one of --soft, --mixed, --hard.");
+  const split = await splitRevsAndPaths(ctx, repo, ctx.positionals.args, 1);
+  const rev = split.revs[0];
+  const specs = userPaths([
+    ...ctx.flags.path,
+    ...split.paths
+  ]);
+  if (specs.length > 0) {
+    if (modes.length && modes[0] !== "mixed") {
+      throw new PtermError("InvalidArgs", `--${modes[0]} cannot be combined with --path (paths only reset the index).`);
+    }
+    const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
+    ctx.stdout.write(await unstagedAfterResetText(repo, policy));
+    const listed2 = bounded(changed);
+    return {
+      repo_path: rel,
+      mode: "paths",
+      head: readHead(repo).oid,
+      changed_paths: listed2.items,
+      truncated: listed2.truncated
+    };
+  }
+  const mode = modes[0] ?? "mixed";
+  const author = authorOf(ctx, repo);
+  const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
+  if (mode === "hard") ctx.stdout.write(await headNowAtText(repo, result.head));
+  else if (mode === "mixed") ctx.stdout.write(await unstagedAfterResetText(repo, policy));
+  const listed = bounded(result.changed_paths);
+  return {
+    repo_path: rel,
+    mode,
+    head: result.head,
+    changed_paths: listed.items,
+    truncated: listed.truncated
+  };
+};
+
+// commands/git/worktree/rm_mv.ts
+async function removePaths(repo, index, policy, specs, options) {
+  const tracked = [
+    .../* @__PURE__ */ new Set([
+      ...index.entries.keys(),
+      ...index.conflicts.keys()
+    ])
+  ].sort(comparePaths);
+  const selected = /* @__PURE__ */ new Set();
+  for (const spec of specs) {
+    if (spec === "" && !options.recursive) {
+      throw new PtermError("InvalidArgs", "removing the whole repository needs --recursive.");
+    }
+    const hidden = spec === "" ? null : policy.hidden(spec);
+    if (hidden) throw hiddenPathDenied(spec, hidden, "git rm changed nothing");
+    const matching = tracked.filter((p) => pathWithin(p, spec));
+    if (matching.length === 0) {
+      throw new PtermError("NotFound", `pathspec \`${spec}\` did not match any tracked file (see git status).`);
+    }
+    if (!options.recursive && !(matching.length === 1 && matching[0] === spec)) {
+      throw new PtermError("InvalidArgs", `not removing the folder \`${spec}\` without --recursive.`);
+    }
+    for (const p of matching) if (!policy.hidden(p)) selected.add(p);
+  }
+  refuseSkipWorktree(index, selected, "git rm");
+  const head = await flattenTree(repo, await headTree(repo));
+  const problems = [];
+  if (!options.force) {
+    for (const path of selected) {
+      const entry = index.entries.get(path);
+      if (!entry) continue;
+      const inHead = head.get(path);
+      const stagedDiffers = !inHead || inHead.oid !== entry.oid;
+      const local = await worktreeState(repo, entry, index.fileMtimeMs);
+      const localDiffers = local === "dirty";
+      if (stagedDiffers && localDiffers) problems.push(`${path} (staged content differs from both the file and HEAD)`);
+      else if (!options.cached && stagedDiffers) problems.push(`${path} (has changes staged in the index)`);
+      else if (!options.cached && localDiffers) problems.push(`${path} (has local modifications)`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new PtermError("UncommittedChanges", `git rm refused, to avoid losing changes: ${problems.slice(0, 20).join(", ")}. Use --cached to keep the files, or --force to remove them anyway.`);
+  }
+  const writer = new WorktreeWriter(repo);
+  const removed = [
+    ...selected
+  ].sort(comparePaths);
+  for (const path of removed) {
+    index.remove(path);
+    if (!options.cached) writer.removeFile(path);
+  }
+  return removed;
+}
+function movePath(repo, index, policy, source, destination, force) {
+  for (const p of [
+    source,
+    destination
+  ]) {
+    checkRepoPath(p, p === source ? "<source>" : "<destination>");
+    const hidden = policy.hidden(p);
+    if (hidden) throw hiddenPathDenied(p, hidden, "git mv changed nothing");
+  }
+  const entries = [
+    ...index.entries.keys()
+  ].filter((p) => pathWithin(p, source)).sort(comparePaths);
+  if (entries.length === 0) {
+    throw new PtermError("NotFound", `\`${source}\` is not tracked (git mv moves tracked files; see git status).`);
+  }
+  if ([
+    ...index.conflicts.keys()
+  ].some((p) => pathWithin(p, source))) {
+    throw new PtermError("Conflict", `\`${source}\` has unresolved conflicts; resolve them before moving it.`);
+  }
+  const srcInfo = lstatTracked(repo, source);
+  if (!srcInfo) throw new PtermError("NotFound", `\`${source}\` is tracked but missing from the work tree.`);
+  let target = destination;
+  const destInfo = lstatTracked(repo, destination);
+  if (destInfo?.isDirectory && !destInfo.isSymlink) target = `${destination}/${source.split("/").pop()}`;
+  if (target === source) throw new PtermError("InvalidArgs", "source and destination are the same.");
+  if (pathWithin(target, source)) throw new PtermError("InvalidArgs", `cannot move \`${source}\` into itself.`);
+  const targetInfo = lstatTracked(repo, target);
+  const isDir = srcInfo.isDirectory;
+  if (targetInfo) {
+    if (isDir || targetInfo.isDirectory || !force) {
+      throw new PtermError("AlreadyExists", `\`${target}\` already exists${isDir ? "" : "; pass --force to overwrite it"}.`);
+    }
+  }
+  const parent = target.includes("/") ? target.slice(0, target.lastIndexOf("/")) : "";
+  if (parent) {
+    const parentInfo = lstatTracked(repo, parent);
+    if (!parentInfo?.isDirectory) {
+      throw new PtermError("NotFound", `the destination folder \`${parent}\` does not exist; create it first (or move to an existing folder).`);
+    }
+  }
+  refuseSkipWorktree(index, entries, "git mv");
+  const writer = new WorktreeWriter(repo);
+  writer.refuseGitDirectories(entries.map((path) => [
+    target + path.slice(source.length),
+    index.entries.get(path).mode
+  ]), entries, "git mv");
+  writer.prepareParentsReadOnly(source);
+  const destAbs = writer.prepare(target);
+  if (targetInfo) Deno.removeSync(destAbs);
+  Deno.renameSync(`${repo.dir}/${source}`, destAbs);
+  const moved = [];
+  for (const path of entries) {
+    const entry = index.entries.get(path);
+    const to = target + path.slice(source.length);
+    index.remove(path);
+    index.set({
+      ...entry,
+      path: to
+    });
+    moved.push({
+      from: path,
+      to
+    });
+  }
+  return moved;
+}
+
+// commands/git/handlers/rm.ts
+var rm = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const specs = userPaths(ctx.flags.path);
+  if (specs.length === 0) throw new PtermError("InvalidArgs", "git rm needs at least one --path.");
+  const removed = await withRepoLock(repo, () => removePaths(repo, loadIndex(repo), policy, specs, {
+    cached: ctx.flags.cached,
+    recursive: ctx.flags.recursive,
+    force: ctx.flags.force
+  }));
+  ctx.stdout.write(removed.map((p) => `rm '${p}'`).join("\n") + "\n");
+  return {
+    repo_path: rel,
+    removed,
+    cached: ctx.flags.cached
+  };
+};
+
+// commands/git/handlers/mv.ts
+var mv = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const source = normalizeUserPath(ctx.positionals.source);
+  const destination = normalizeUserPath(ctx.positionals.destination);
+  const moved = await withRepoLock(repo, () => Promise.resolve(movePath(repo, loadIndex(repo), policy, source, destination, ctx.flags.force)));
+  return {
+    repo_path: rel,
+    moved
+  };
+};
+
+// commands/git/porcelain/tags.ts
+async function describeTag(repo, name, object) {
+  const raw = await repo.objects.read(object);
+  if (raw.type === "tag") {
+    const tag2 = parseTag(raw.content);
+    const peeled = await peel(repo, object);
+    return {
+      name,
+      target: peeled.oid,
+      type: "annotated",
+      object,
+      message: tag2.message.replace(/\n+$/, "")
+    };
+  }
+  return {
+    name,
+    target: object,
+    type: "lightweight",
+    object,
+    message: null
+  };
+}
+async function listTags(repo) {
+  const out = [];
+  for (const [ref, oid] of listRefs(repo, "refs/tags")) out.push(await describeTag(repo, ref.slice(10), oid));
+  return out;
+}
+async function createTag(repo, name, options) {
+  checkTagName(name);
+  const refName = `refs/tags/${name}`;
+  const existing = resolveRefOid(repo, refName);
+  if (existing && !options.force) {
+    throw new PtermError("AlreadyExists", `the tag \`${name}\` already exists; pick another name or pass --force to move it.`);
+  }
+  const object = await resolveRevision(repo, options.ref ?? "HEAD");
+  let pointTo = object;
+  if (options.message !== void 0) {
+    const message = cleanupMessage(options.message, true);
+    if (message === "") throw new PtermError("InvalidArgs", "the tag message is empty; give --message some text.");
+    const type = (await repo.objects.read(object)).type;
+    pointTo = await repo.objects.write("tag", serializeTag({
+      object,
+      type,
+      tag: name,
+      tagger: signatureNow(options.author),
+      message
+    }));
+  }
+  await updateRef(repo, refName, pointTo, {
+    expected: existing,
+    message: `tag: ${name}`,
+    who: signatureNow(options.author)
+  });
+  const target = (await peel(repo, object)).oid;
+  return {
+    name,
+    target
+  };
+}
+async function deleteTag(repo, name) {
+  const refName = `refs/tags/${name}`;
+  const oid = resolveRefOid(repo, refName);
+  if (!oid) throw new PtermError("NotFound", `there is no tag ${name}; list tags with \`git tag\`.`);
+  await deleteRef(repo, refName, oid);
+  return oid;
+}
+
+// commands/git/handlers/tag.ts
+var tag = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const name = ctx.positionals.name;
+  const target = ctx.positionals.target;
+  if (ctx.flags.annotate && !ctx.flags.message) {
+    throw new PtermError("InvalidArgs", `an annotated tag needs its message here (pterm opens no editor): \`git tag -a ${name ?? "<name>"} -m "\u2026"\`.`);
+  }
+  if (!name || ctx.flags.list || ctx.flags.lines !== void 0) {
+    if (target) throw new PtermError("InvalidArgs", "--list takes one pattern.");
+    if (ctx.flags.delete) {
+      throw new PtermError("InvalidArgs", "name the tag to delete: git tag --repo R --delete <name>.");
+    }
+    refuseUnfollowedLayout(repo, "tag", (ctx.flags.lines ?? 0) === 0);
+    const tags = (await listTags(repo)).filter((t) => matchesPattern(t.name, name)).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const lines = ctx.flags.lines ?? 0;
+    let text = "";
+    for (const t of tags) {
+      text += lines > 0 ? `${t.name.padEnd(15)} ${annotationLines(await contentsOf(repo, t.object), lines)}
+` : `${t.name}
+`;
+    }
+    ctx.stdout.write(text);
+    return {
+      repo_path: rel,
+      action: "list",
+      tags,
+      name: null,
+      target: null
+    };
+  }
+  if (ctx.flags.delete) {
+    const oid = await withRepoLock(repo, () => deleteTag(repo, name));
+    ctx.stdout.write(`Deleted tag '${name}' (was ${abbreviate(repo, oid)})
+`);
+    return {
+      repo_path: rel,
+      action: "delete",
+      tags: await listTags(repo),
+      name,
+      target: null
+    };
+  }
+  const author = authorOf(ctx, repo);
+  const made = await withRepoLock(repo, () => createTag(repo, name, {
+    ref: target,
+    message: ctx.flags.message,
+    author,
+    force: ctx.flags.force
+  }));
+  const info = await describeTag(repo, name, resolveRefOid(repo, `refs/tags/${name}`));
+  return {
+    repo_path: rel,
+    action: "create",
+    tags: [
+      info
+    ],
+    name,
+    target: made.target
+  };
+};
+async function contentsOf(repo, oid) {
+  const object = await repo.objects.read(oid);
+  let message;
+  if (object.type === "tag") message = parseTag(object.content).message;
+  else if (object.type === "commit") message = (await repo.objects.readCommit(oid)).message;
+  else return "";
+  message = message.replace(/^\n+/, "");
+  const signature = message.search(/^-----BEGIN (PGP|SSH) SIGNATURE-----$/m);
+  return signature >= 0 ? message.slice(0, signature) : message;
+}
+function annotationLines(contents, count) {
+  const out = [];
+  let at = 0;
+  for (let i = 0; i < count && at < contents.length; i++) {
+    const eol = contents.indexOf("\n", at);
+    out.push(eol < 0 ? contents.slice(at) : contents.slice(at, eol));
+    if (eol < 0) break;
+    at = eol + 1;
+  }
+  return out.join("\n    ");
+}
+
+// commands/git/handlers/revert.ts
+var revert = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
+  const author = authorOf(ctx, repo);
+  const ref = ctx.flags.ref;
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (ref !== void 0 || ctx.flags["no-commit"]) {
+      throw new PtermError("InvalidArgs", `--${action} takes no commit and no --no-commit.`);
+    }
+    const done = await finishSequence(ctx, opened, "revert", action);
+    return {
+      repo_path: rel,
+      action,
+      reverted: done.applied,
+      commit_id: done.commit_id,
+      changed_paths: done.changed_paths,
+      conflicts: []
+    };
+  }
+  if (!ref) {
+    throw new PtermError("InvalidArgs", "say which commit to revert: `git revert <commit>` (e.g. HEAD), or --continue, --abort, --quit, --skip.");
+  }
+  const result = await printingGitRefusal(ctx, "fatal: revert failed", () => withRepoLock(repo, () => revertCommit(repo, loadIndex(repo), policy, ref, {
+    noCommit: ctx.flags["no-commit"],
+    author
+  })));
+  const fields = {
+    repo_path: rel,
+    reverted: result.reverted,
+    commit_id: result.commit_id,
+    changed_paths: result.changed_paths,
+    conflicts: result.conflicts
+  };
+  if (result.conflicts.length > 0) {
+    ctx.stdout.write(result.printed?.stdout ?? "");
+    ctx.stderr.write(result.printed?.stderr ?? "");
+    throw new PtermError("Conflict", `reverting ${result.reverted.slice(0, 7)} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them and \`git revert --continue\` (or \`git revert --abort\` to give up).`, {
+      result: fields
+    });
+  }
+  if (result.commit_id) ctx.stdout.write(await commitSummaryText(repo, result.commit_id, SEQUENCER_SUMMARY));
+  return fields;
+};
+
+// commands/git/porcelain/merge_into.ts
+var fastForwardLines = (repo, from, to) => `Updating ${abbreviate(repo, from)}..${abbreviate(repo, to)}
+Fast-forward
+`;
+var SQUASHED = "Squash commit -- not updating HEAD\n";
+var CONFLICTS_LEFT = "Automatic merge failed; fix conflicts and then commit the result.\n";
+async function squashInto(repo, index, policy, rev, head, theirs) {
+  let changed;
+  let conflicts = [];
+  let printed;
+  if (await isAncestor(repo, head, theirs)) {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head), await treeOf(repo, theirs), "safe", "merge");
+    changed = result.changed;
+    printed = {
+      stdout: fastForwardLines(repo, head, theirs) + SQUASHED + await movedHeadText(repo, head, theirs),
+      stderr: ""
+    };
+  } else {
+    await requireIndexMatchesHead(repo, index, "merge");
+    const base = await mergeBaseTree(repo, head, theirs);
+    const trees = {
+      base: base.tree,
+      ours: await treeOf(repo, head),
+      theirs: await treeOf(repo, theirs)
+    };
+    const merge2 = await mergeTrees(repo, trees.base, trees.ours, trees.theirs, {
+      ours: "HEAD",
+      theirs: rev,
+      base: base.label
+    });
+    const applied = await applyMerge(repo, index, policy, merge2, "merge");
+    changed = applied.changed;
+    conflicts = applied.conflicts;
+    const lines = await mergeMessages(repo, trees, [
+      .../* @__PURE__ */ new Set([
+        ...changed,
+        ...conflicts
+      ])
+    ].sort(comparePaths), new Set(conflicts), merge2.renameConflicts, rev);
+    printed = conflicts.length ? {
+      stdout: lines + SQUASHED + CONFLICTS_LEFT,
+      stderr: ""
+    } : {
+      stdout: lines + SQUASHED,
+      stderr: "Automatic merge went well; stopped before committing as requested\n"
+    };
+  }
+  const listed = await walkLog(repo, theirs, Number.MAX_SAFE_INTEGER, null, await ancestorsOf(repo, head));
+  const context = {
+    repo,
+    date: "default",
+    decorations: null,
+    abbrevCommit: false
+  };
+  const entries = [];
+  for (const c of listed) {
+    entries.push(prettyCommit(context, {
+      kind: "builtin",
+      name: "medium"
+    }, c.id, await readCommit(repo, c.id)));
+  }
+  writeStateFile(repo, "SQUASH_MSG", `Squashed commit of the following:
+
+${entries.join("\n")}`);
+  return {
+    outcome: "squashed",
+    head,
+    commit_id: null,
+    changed,
+    conflicts,
+    printed
+  };
+}
+async function mergeInto(repo, index, policy, rev, options) {
+  const head = readHead(repo);
+  if (readMergeHeads(repo).length > 0 || index.hasConflicts()) {
+    throw new PtermError("Conflict", "a merge is already in progress; commit the resolution or run `git merge --abort`.");
+  }
+  const theirs = await resolveCommit(repo, rev);
+  if (!head.oid) {
+    throw new PtermError("NotFound", "the current branch has no commits yet; commit first (or check out the other branch).");
+  }
+  if (await isAncestor(repo, theirs, head.oid)) {
+    return {
+      outcome: "up-to-date",
+      head: head.oid,
+      commit_id: null,
+      changed: [],
+      conflicts: [],
+      printed: {
+        stdout: options.squash ? "Already up to date. (nothing to squash)\n" : "Already up to date.\n",
+        stderr: ""
+      }
+    };
+  }
+  const who = signatureNow(options.author);
+  const action = options.reflogAction ?? `merge ${rev}`;
+  const full = dwimRef(repo, rev) ?? "";
+  const theirsName = full.startsWith("refs/heads/") ? `branch '${rev}'` : full.startsWith("refs/tags/") ? `tag '${rev}'` : full.startsWith("refs/remotes/") ? `remote-tracking branch '${rev}'` : `commit '${rev}'`;
+  if (options.squash) return await squashInto(repo, index, policy, rev, head.oid, theirs);
+  if (!options.noFf && await isAncestor(repo, head.oid, theirs)) {
+    const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), await treeOf(repo, theirs), "safe", "merge");
+    writeStateFile(repo, "ORIG_HEAD", `${head.oid}
+`);
+    await advanceHead(repo, theirs, {
+      expected: head.oid,
+      message: `${action}: Fast-forward`,
+      who
+    });
+    return {
+      outcome: "fast-forward",
+      head: theirs,
+      commit_id: theirs,
+      changed: result.changed,
+      conflicts: [],
+      printed: {
+        stdout: fastForwardLines(repo, head.oid, theirs) + await movedHeadText(repo, head.oid, theirs),
+        stderr: ""
+      }
+    };
+  }
+  await requireIndexMatchesHead(repo, index, "merge");
+  const base = await mergeBaseTree(repo, head.oid, theirs);
+  const [oursTree, theirsTree] = [
+    await treeOf(repo, head.oid),
+    await treeOf(repo, theirs)
+  ];
+  const merge2 = await mergeTrees(repo, base.tree, oursTree, theirsTree, {
+    ours: "HEAD",
+    theirs: rev,
+    base: base.label
+  });
+  const applied = await applyMerge(repo, index, policy, merge2, "merge");
+  const lines = await mergeMessages(repo, {
+    base: base.tree,
+    ours: oursTree,
+    theirs: theirsTree
+  }, [
+    .../* @__PURE__ */ new Set([
+      ...applied.changed,
+      ...applied.conflicts
+    ])
+  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, rev);
+  const into = head.branch ? [
+    "main",
+    "master"
+  ].includes(head.branch) ? "" : ` into ${head.branch}` : " into HEAD";
+  const message = options.message ?? `Merge ${theirsName}${into}`;
+  writeStateFile(repo, "ORIG_HEAD", `${head.oid}
+`);
+  if (applied.conflicts.length > 0) {
+    writeStateFile(repo, "MERGE_HEAD", `${theirs}
+`);
+    writeStateFile(repo, "MERGE_MSG", messageWithConflicts(`${message}
+`, applied.conflicts));
+    writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
+    return {
+      outcome: "conflict",
+      head: head.oid,
+      commit_id: null,
+      changed: applied.changed,
+      conflicts: applied.conflicts,
+      printed: {
+        stdout: lines + CONFLICTS_LEFT,
+        stderr: ""
+      }
+    };
+  }
+  const commitId = await commitIndex(repo, index, {
+    message,
+    author: options.author,
+    allowEmpty: true,
+    extraParents: [
+      theirs
+    ],
+    reflogMessage: `${action}: Merge made by the 'ort' strategy.`
+  });
+  return {
+    outcome: "merge",
+    head: commitId,
+    commit_id: commitId,
+    changed: applied.changed,
+    conflicts: [],
+    printed: {
+      stdout: `${lines}Merge made by the 'ort' strategy.
+${await movedHeadText(repo, head.oid, commitId)}`,
+      stderr: ""
+    }
+  };
+}
+
+// commands/git/handlers/merge.ts
+var merge = async (ctx) => {
+  const opened = await openFromFlags(ctx);
+  const { repo, policy, rel } = opened;
+  const author = authorOf(ctx, repo);
+  const action = sequenceAction(ctx.flags);
+  if (action) {
+    if (ctx.flags.branch) throw new PtermError("InvalidArgs", `--${action} takes no branch.`);
+    const done = await finishSequence(ctx, opened, "merge", action);
+    return {
+      repo_path: rel,
+      outcome: action === "continue" ? "merge" : action === "quit" ? "quit" : "aborted",
+      commit_id: done.commit_id,
+      head: readHead(repo).oid,
+      changed_paths: done.changed_paths,
+      conflicts: []
+    };
+  }
+  if (!ctx.flags.branch) throw new PtermError("InvalidArgs", "say what to merge: `git merge <branch>`.");
+  const branchName = ctx.flags.branch;
+  if (ctx.flags.squash && (ctx.flags["no-ff"] || ctx.flags.message !== void 0)) {
+    throw new PtermError("InvalidArgs", "--squash makes no commit, so it takes no --no-ff or -m: give the message to the `git commit` that follows.");
+  }
+  if (ctx.flags["ff-only"]) {
+    if (ctx.flags["no-ff"]) throw new PtermError("InvalidArgs", "--ff-only and --no-ff contradict each other.");
+    const head = readHead(repo).oid;
+    const theirs = await resolveCommit(repo, branchName);
+    if (head && head !== theirs && !(await mergeBases(repo, head, theirs)).includes(head) && !(await mergeBases(repo, head, theirs)).includes(theirs)) {
+      throw new PtermError("Rejected", `not possible to fast-forward to ${branchName}: the branches have diverged. Nothing was changed. \`git merge ${quoteWord(branchName)}\` makes a merge commit.`);
+    }
+  }
+  const outcome = await printingGitRefusal(ctx, "Merge with strategy ort failed.", () => withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, branchName, {
+    noFf: ctx.flags["no-ff"],
+    message: ctx.flags.message,
+    author,
+    squash: ctx.flags.squash
+  })));
+  const fields = {
+    repo_path: rel,
+    commit_id: outcome.commit_id,
+    head: outcome.head,
+    changed_paths: outcome.changed,
+    conflicts: outcome.conflicts
+  };
+  ctx.stdout.write(outcome.printed.stdout);
+  ctx.stderr.write(outcome.printed.stderr);
+  if (outcome.outcome === "squashed") {
+    if (outcome.conflicts.length > 0) {
+      throw new PtermError("Conflict", `squashing ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\` (the message is prepared), or \`git reset --hard\` to give up (HEAD did not move).`, {
+        result: {
+          ...fields,
+          outcome: "squashed"
+        }
+      });
+    }
+    return {
+      ...fields,
+      outcome: outcome.outcome
+    };
+  }
+  if (outcome.outcome === "conflict") {
+    throw new PtermError("Conflict", `merging ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\`, or \`git merge --abort\`.`, {
+      result: {
+        ...fields,
+        outcome: "conflict"
+      }
+    });
+  }
+  const hooks = outcome.outcome === "up-to-date" ? null : skippedHooks(repo, outcome.outcome === "fast-forward" ? [
+    "post-merge"
+  ] : [
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-merge"
+  ]);
+  if (hooks) ctx.stderr.write(`[Warning] ${hooks}
+`);
+  return {
+    ...fields,
+    outcome: outcome.outcome
+  };
+};
+
+// commands/git/handlers/stash_push.ts
+var stashPushHandler = async (ctx) => {
+  const { repo, policy, rel } = await openFromFlags(ctx);
+  const author = authorOf(ctx, repo);
+  const result = await withRepoLock(repo, () => stashPush(repo, loadIndex(repo), policy, author, ctx.flags.message, ctx.flags["include-untracked"], userPaths(ctx.flags.path)));
+  if (!result) {
+    ctx.stdout.write("No local changes to save.\n");
+    return {
+      repo_path: rel,
+      stash: null,
+      commit_id: null,
+      message: null,
+      changed_paths: []
+    };
+  }
+  ctx.stdout.write(`Saved working directory and index state ${result.message}
+`);
+  return {
+    repo_path: rel,
+    stash: "stash@{0}",
+    commit_id: result.commit_id,
+    message: result.message,
+    changed_paths: result.changed
+  };
+};
+
+// commands/git/handlers/stash_pop.ts
+var stashPop = applyHandler(true);
+
+// commands/git/handlers/stash_apply.ts
+var stashApplyHandler = applyHandler(false);
+
+// commands/git/handlers/stash_list.ts
+var stashList = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx, "read");
+  const entries = listStash(repo);
+  ctx.stdout.write(entries.map((e) => `${e.ref}: ${e.message}
+`).join(""));
+  return {
+    repo_path: rel,
+    entries
+  };
+};
+
+// commands/git/handlers/stash_drop.ts
+var stashDropHandler = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const n = parseStashRef(ctx.positionals.stash);
+  const oid = await withRepoLock(repo, () => stashDrop(repo, n));
+  ctx.stdout.write(droppedStashText(ctx.positionals.stash, oid));
+  return {
+    repo_path: rel,
+    stash: `stash@{${n}}`,
+    commit_id: oid
+  };
+};
+
+// commands/git/handlers/stash_clear.ts
+var stashClearHandler = async (ctx) => {
+  const { repo, rel } = await openFromFlags(ctx);
+  const cleared = await withRepoLock(repo, () => stashClear(repo));
+  ctx.stdout.write(`Cleared ${plural(cleared, "stash entry")}.
+`.replace("entrys", "entries"));
+  return {
+    repo_path: rel,
+    cleared
+  };
+};
+
+// commands/patch/binary.ts
+var ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+var DIGIT = new Int16Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+function decodeBase85Line(line) {
+  const c = line.charCodeAt(0);
+  const length = c >= 65 && c <= 90 ? c - 64 : c >= 97 && c <= 122 ? c - 96 + 26 : 0;
+  const body = line.slice(1);
+  if (length === 0 || body.length !== Math.ceil(length / 4) * 5) return null;
+  const out = new Uint8Array(Math.ceil(length / 4) * 4);
+  for (let g = 0; g < body.length / 5; g++) {
+    let acc = 0;
+    for (let k = 0; k < 5; k++) {
+      const code = body.charCodeAt(g * 5 + k);
+      const d = code < 128 ? DIGIT[code] : -1;
+      if (d < 0) return null;
+      acc = acc * 85 + d;
+    }
+    if (acc > 4294967295) return null;
+    out[g * 4] = acc >>> 24;
+    out[g * 4 + 1] = acc >>> 16 & 255;
+    out[g * 4 + 2] = acc >>> 8 & 255;
+    out[g * 4 + 3] = acc & 255;
+  }
+  return out.subarray(0, length);
+}
+function parseBinaryPatch(text, at) {
+  const hunks = [];
+  let i = at;
+  while (hunks.length < 2 && i < text.length) {
+    const header = /^(literal|delta) (\d+)$/.exec(text[i]);
+    if (!header) break;
+    i++;
+    const chunks = [];
+    for (; i < text.length && text[i] !== ""; i++) {
+      const bytes = decodeBase85Line(text[i]);
+      if (!bytes) return {
+        error: i
+      };
+      chunks.push(bytes);
+    }
+    i++;
+    const data = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let o = 0;
+    for (const c of chunks) {
+      data.set(c, o);
+      o += c.length;
+    }
+    hunks.push({
+      kind: header[1],
+      size: Number(header[2]),
+      data
+    });
+  }
+  if (hunks.length === 0) return {
+    error: at
+  };
+  return {
+    hunk: hunks[0],
+    reverse: hunks[1] ?? null,
+    next: i
+  };
+}
+async function blobId(bytes) {
+  return await sha1(new TextEncoder().encode(`blob ${bytes.length}\0`), bytes);
+}
+function blobIdSync(bytes) {
+  return sha1Sync(concatBytes([
+    new TextEncoder().encode(`blob ${bytes.length}\0`),
+    bytes
+  ]));
+}
+var BinaryPatchError = class extends Error {
+};
+function applyBinaryHunk(hunk, base) {
+  let inflated;
+  try {
+    inflated = inflateZlibSync(hunk.data, hunk.size);
+  } catch {
+    throw new BinaryPatchError("its data is not a valid zlib stream (the patch was damaged)");
+  }
+  if (inflated.length !== hunk.size) {
+    throw new BinaryPatchError(`its data inflates to ${inflated.length} bytes, not the ${hunk.size} it states`);
+  }
+  if (hunk.kind === "literal") return inflated;
+  try {
+    return applyDelta(base, inflated);
+  } catch {
+    throw new BinaryPatchError("its delta does not fit the file's current content");
+  }
+}
+
+// commands/patch/text.ts
+var decoder = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+var encoder3 = new TextEncoder();
+function decodeLossless(bytes) {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+  }
+  const parts = [];
+  let start = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const length = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
+    let valid = length > 0 && i + length <= bytes.length;
+    if (valid && length > 1) {
+      try {
+        decoder.decode(bytes.subarray(i, i + length));
+      } catch {
+        valid = false;
+      }
+    }
+    if (valid) {
+      i += length;
+      continue;
+    }
+    if (start < i) parts.push(decoder.decode(bytes.subarray(start, i)));
+    parts.push(String.fromCharCode(56320 + b));
+    i++;
+    start = i;
+  }
+  if (start < bytes.length) parts.push(decoder.decode(bytes.subarray(start)));
+  return parts.join("");
+}
+function encodeLossless(text) {
+  if (!/[\udc80-\udcff]/.test(text)) return encoder3.encode(text);
+  const parts = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 55296 && c <= 56319) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 56320 && next <= 57343) i++;
+      continue;
+    }
+    if (c < 56448 || c > 56575) continue;
+    parts.push(encoder3.encode(text.slice(start, i)), new Uint8Array([
+      c - 56320
+    ]));
+    start = i + 1;
+  }
+  parts.push(encoder3.encode(text.slice(start)));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+var TextDoc = class _TextDoc {
+  /** Lines without their `\n`; a line of a CRLF file keeps its trailing `\r`. */
+  lines;
+  /** Whether the last line ends with a newline. */
+  finalNewline;
+  /** The lines lower-cased and without indentation or `\r`, built on first use and kept in step. */
+  #normalized = null;
+  /** How many lines end with `\r`, counted on first use and kept in step. */
+  #crCount = null;
+  /** Whether the file starts with a UTF-8 byte-order mark: kept through every edit, never matched against. */
+  bom;
+  constructor(lines, finalNewline, bom = false) {
+    this.lines = lines;
+    this.finalNewline = finalNewline;
+    this.bom = bom;
+  }
+  static fromText(text) {
+    if (text === "") return new _TextDoc([], false);
+    const lines = text.split("\n");
+    const finalNewline = lines[lines.length - 1] === "";
+    if (finalNewline) lines.pop();
+    return new _TextDoc(lines, finalNewline);
+  }
+  /** Decodes UTF-8; returns null for content that is not text (invalid UTF-8 or a NUL byte). */
+  static fromBytes(bytes) {
+    if (bytes.includes(0)) return null;
+    let text;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return null;
+    }
+    const bom = text.charCodeAt(0) === 65279;
+    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
+    doc.bom = bom;
+    return doc;
+  }
+  /**
+   * Like `fromBytes`, but bytes that are not UTF-8 are kept as escapes (`decodeLossless`) rather
+   * than refused: for git.diff, which applies a diff of such a file byte for byte as git does.
+   * Null only for content with a NUL byte (binary to git too).
+   */
+  static fromBytesLossless(bytes) {
+    if (bytes.includes(0)) return null;
+    const text = decodeLossless(bytes);
+    const bom = text.charCodeAt(0) === 65279;
+    const doc = _TextDoc.fromText(bom ? text.slice(1) : text);
+    doc.bom = bom;
+    return doc;
+  }
+  clone() {
+    return new _TextDoc([
+      ...this.lines
+    ], this.finalNewline, this.bom);
+  }
+  get length() {
+    return this.lines.length;
+  }
+  /** How many lines end with `\r`. */
+  get crLines() {
+    if (this.#crCount === null) {
+      this.#crCount = 0;
+      for (const line of this.lines) if (line.endsWith("\r")) this.#crCount++;
+    }
+    return this.#crCount;
+  }
+  /** The style most lines use; a file with no line breaks counts as LF. */
+  get style() {
+    this.crLines;
+    const breaks = this.finalNewline ? this.lines.length : this.lines.length - 1;
+    return this.#crCount > 0 && this.#crCount * 2 >= breaks ? "crlf" : "lf";
+  }
+  toText() {
+    if (this.lines.length === 0) return "";
+    return this.lines.join("\n") + (this.finalNewline ? "\n" : "");
+  }
+  toBytes() {
+    return encodeLossless((this.bom ? "\uFEFF" : "") + this.toText());
+  }
+  /** Line `i` (0-based) without its `\r`. */
+  plain(i) {
+    const line = this.lines[i];
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+  /** Line `i` as keyword matching compares it: no indentation, no `\r`, lower case. */
+  normalized(i) {
+    return this.normalizedLines()[i];
+  }
+  /** Every line as keyword matching compares it (do not modify). */
+  normalizedLines() {
+    this.#normalized ??= this.lines.map(normalizeForMatch);
+    return this.#normalized;
+  }
+  /** Replaces `count` lines at `start` (0-based) with `inserted` (already in the file's style). */
+  splice(start, count, inserted) {
+    if (this.#crCount !== null) {
+      for (let i = start; i < Math.min(start + count, this.lines.length); i++) {
+        if (this.lines[i].endsWith("\r")) this.#crCount--;
+      }
+      for (const line of inserted) if (line.endsWith("\r")) this.#crCount++;
+    }
+    this.lines.splice(start, count, ...inserted);
+    this.#normalized?.splice(start, count, ...inserted.map(normalizeForMatch));
+  }
+  /** Gives `text`'s lines this file's line ending style, ready to be spliced in. */
+  adopt(lines) {
+    const crlf = this.style === "crlf";
+    return lines.map((line) => {
+      const bare = line.endsWith("\r") ? line.slice(0, -1) : line;
+      return crlf ? bare + "\r" : bare;
+    });
+  }
+  /** "确保末尾换行" (ensure a final newline): a non-empty file ends with a line break in its own style. */
+  ensureFinalNewline() {
+    if (this.lines.length === 0) return;
+    if (!this.finalNewline && this.style === "crlf") {
+      const last = this.lines.length - 1;
+      if (!this.lines[last].endsWith("\r")) this.splice(last, 1, [
+        this.lines[last] + "\r"
+      ]);
+    }
+    this.finalNewline = true;
+  }
+};
+function normalizeForMatch(line) {
+  let end = line.length;
+  if (end > 0 && line.charCodeAt(end - 1) === 13) end--;
+  let start = 0;
+  while (start < end && (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 9)) start++;
+  return line.slice(start, end).toLowerCase();
+}
+function countChanges(before, after) {
+  let start = 0;
+  while (start < before.length && start < after.length && before[start] === after[start]) start++;
+  let endBefore = before.length;
+  let endAfter = after.length;
+  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
+    endBefore--;
+    endAfter--;
+  }
+  const a = before.slice(start, endBefore);
+  const b = after.slice(start, endAfter);
+  const common = lcsLength(a, b);
+  return {
+    added: b.length - common,
+    removed: a.length - common
+  };
+}
+var MAX_EDIT_DISTANCE = 4e3;
+function lcsLength(a, b) {
+  const n = a.length;
+  const m = b.length;
+  if (n === 0 || m === 0) return 0;
+  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
+  const offset = max + 1;
+  const v = new Int32Array(2 * max + 3);
+  for (let d = 0; d <= max; d++) {
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      let y = x - k;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      v[offset + k] = x;
+      if (x >= n && y >= m) return (n + m - d) / 2;
+    }
+  }
+  return 0;
+}
+
+// commands/patch/keys.ts
+function parseKeys(raw) {
+  const keys = [];
+  for (const part of raw.split(/[|,\n]/)) {
+    const key = normalizeForMatch(part.trim());
+    if (key !== "" && !keys.includes(key)) keys.push(key);
+  }
+  return keys;
+}
+function keysAsGiven(raw) {
+  const seen = /* @__PURE__ */ new Set();
+  const shown = [];
+  for (const part of raw.split(/[|,\n]/)) {
+    const key = normalizeForMatch(part.trim());
+    if (key === "" || seen.has(key)) continue;
+    seen.add(key);
+    shown.push(part.trim());
+  }
+  return shown;
+}
+function wholeDoc(doc) {
+  return {
+    first: 0,
+    last: doc.length - 1
+  };
+}
+function linesMatching(doc, scope, keys) {
+  const hits = [];
+  const lines = doc.normalizedLines();
+  if (keys.length === 1) {
+    const key = keys[0];
+    for (let i = scope.first; i <= scope.last; i++) if (lines[i].includes(key)) hits.push(i);
+    return hits;
+  }
+  for (let i = scope.first; i <= scope.last; i++) {
+    const line = lines[i];
+    if (keys.every((key) => line.includes(key))) hits.push(i);
+  }
+  return hits;
+}
+function locate(doc, scope, keys) {
+  const single = keys.map((key) => linesMatching(doc, scope, [
+    key
+  ]));
+  const uniqueSingles = new Set(single.filter((hits) => hits.length === 1).map((hits) => hits[0]));
+  if (uniqueSingles.size === 1) return {
+    kind: "unique",
+    line: [
+      ...uniqueSingles
+    ][0],
+    rule: "single-key"
+  };
+  const pairHits = /* @__PURE__ */ new Set();
+  if (keys.length >= 2) {
+    const uniquePairs = /* @__PURE__ */ new Set();
+    for (let i = 0; i < keys.length; i++) {
+      for (let j = i + 1; j < keys.length; j++) {
+        const hits = intersect(single[i], single[j]);
+        for (const hit of hits) pairHits.add(hit);
+        if (hits.length === 1) uniquePairs.add(hits[0]);
+      }
+    }
+    if (uniquePairs.size === 1) return {
+      kind: "unique",
+      line: [
+        ...uniquePairs
+      ][0],
+      rule: "key-pair"
+    };
+  }
+  let all = [];
+  if (keys.length >= 3) {
+    all = single.reduce((acc, hits) => intersect(acc, hits));
+    if (all.length === 1) return {
+      kind: "unique",
+      line: all[0],
+      rule: "all-keys"
+    };
+  }
+  if (all.length > 1) return {
+    kind: "many",
+    lines: all
+  };
+  if (pairHits.size > 0) return {
+    kind: "many",
+    lines: [
+      ...pairHits
+    ].sort((a, b) => a - b)
+  };
+  const union = /* @__PURE__ */ new Set();
+  for (const hits of single) for (const hit of hits) union.add(hit);
+  if (union.size === 0) return {
+    kind: "none"
+  };
+  return {
+    kind: "many",
+    lines: [
+      ...union
+    ].sort((a, b) => a - b)
+  };
+}
+function intersect(a, b) {
+  const set = new Set(b);
+  return a.filter((x) => set.has(x));
+}
+function firstHitAfter(doc, after, last, key) {
+  const lines = doc.normalizedLines();
+  for (let i = after + 1; i <= last; i++) if (lines[i].includes(key)) return i;
+  return null;
+}
+function locateEnd(doc, after, last, raw) {
+  const whole = raw.includes("\n") ? "" : normalizeForMatch(raw.trim());
+  const keys = parseKeys(raw);
+  if (whole !== "" && (keys.length !== 1 || keys[0] !== whole)) {
+    const line = firstHitAfter(doc, after, last, whole);
+    if (line !== null) return {
+      kind: "unique",
+      line,
+      rule: "whole-line"
+    };
+  }
+  const byLine = /* @__PURE__ */ new Map();
+  for (const key of keys) {
+    const line = firstHitAfter(doc, after, last, key);
+    if (line !== null) byLine.set(line, [
+      ...byLine.get(line) ?? [],
+      key
+    ]);
+  }
+  if (byLine.size === 0) return {
+    kind: "none"
+  };
+  const candidates = [
+    ...byLine
+  ].sort(([a], [b]) => a - b).map(([line, keys2]) => ({
+    line,
+    keys: keys2
+  }));
+  if (candidates.length === 1) return {
+    kind: "unique",
+    line: candidates[0].line,
+    rule: "first-hit"
+  };
+  return {
+    kind: "many",
+    candidates
+  };
+}
+function bigrams(text) {
+  const grams = /* @__PURE__ */ new Map();
+  const s = text.replace(/\s+/g, " ");
+  for (let i = 0; i < s.length - 1; i++) {
+    const g = s.slice(i, i + 2);
+    grams.set(g, (grams.get(g) ?? 0) + 1);
+  }
+  return grams;
+}
+function gramCount(grams) {
+  let n = 0;
+  for (const c of grams.values()) n += c;
+  return n;
+}
+function keySimilarity(key, line) {
+  const k = bigrams(key);
+  const kn = gramCount(k);
+  if (kn === 0) return line.includes(key) ? 1 : 0;
+  const l = bigrams(line);
+  let shared = 0;
+  for (const [g, c] of k) shared += Math.min(c, l.get(g) ?? 0);
+  const containment = shared / kn;
+  const dice = 2 * shared / (kn + gramCount(l));
+  return 0.8 * containment + 0.2 * dice;
+}
+function closestLines(doc, scope, keys, count = 3) {
+  const scored = [];
+  for (let i = scope.first; i <= scope.last; i++) {
+    const line = doc.normalized(i);
+    if (line.trim() === "") continue;
+    let best = 0;
+    for (const key of keys) best = Math.max(best, keySimilarity(key, line));
+    if (best >= 0.3) scored.push({
+      line: i + 1,
+      text: doc.plain(i),
+      similarity: Math.round(best * 100) / 100
+    });
+  }
+  scored.sort((a, b) => b.similarity - a.similarity || a.line - b.line);
+  return scored.slice(0, count);
+}
+function lineSimilarity(a, b) {
+  const x = a.trim();
+  const y = b.trim();
+  if (x === y) return 1;
+  if (x.length < 2 || y.length < 2) return 0;
+  const ga = bigrams(x);
+  const gb = bigrams(y);
+  let shared = 0;
+  for (const [g, c] of ga) shared += Math.min(c, gb.get(g) ?? 0);
+  return 2 * shared / (gramCount(ga) + gramCount(gb));
+}
+
+// commands/patch/diff.ts
+var DiffParseError = class extends Error {
+  line;
+  expected;
+  found;
+  constructor(line, expected, found, message) {
+    super(message), this.line = line, this.expected = expected, this.found = found;
+  }
+};
+var HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+/;
+var FENCE_LINE = /^(```|~~~)/;
 var strictUtf83 = new TextDecoder("utf-8", {
   fatal: true
 });
+function unquote3(path, line) {
+  if (!path.startsWith('"')) return path;
+  const inner = path.slice(1, path.lastIndexOf('"'));
+  const bytes = [];
+  const enc = new TextEncoder();
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i];
+    if (c !== "\\") {
+      bytes.push(...enc.encode(c));
+      continue;
+    }
+    const n = inner[++i];
+    if (/[0-7]/.test(n)) {
+      bytes.push(parseInt(inner.slice(i, i + 3), 8));
+      i += 2;
+    } else {
+      const map = {
+        n: "\n",
+        t: "	",
+        '"': '"',
+        "\\": "\\",
+        a: "\x07",
+        b: "\b",
+        f: "\f",
+        r: "\r",
+        v: "\v"
+      };
+      bytes.push(...enc.encode(map[n] ?? n));
+    }
+  }
+  try {
+    return strictUtf83.decode(new Uint8Array(bytes));
+  } catch {
+    throw new DiffParseError(line, "a file name in UTF-8", path, `the name ${path} is not UTF-8 (git quotes such bytes as octal escapes); pterm can only name files in UTF-8, so it cannot apply this patch to that file. Apply it with the real git (\`git apply\`).`);
+  }
+}
+function headerPath(raw, line) {
+  let path = raw.trim();
+  if (!path.startsWith('"')) path = path.split("	")[0].trim();
+  path = unquote3(path, line);
+  if (path === "/dev/null") return null;
+  return path;
+}
+function hasEpochTimestamp(raw) {
+  const tab = raw.indexOf("	");
+  if (tab < 0) return false;
+  return /^(1970-01-01|1969-12-31)[ T]\d\d:\d\d:\d\d(\.0+)?( ?[+-]\d\d:?\d\d)?\s*$/.test(raw.slice(tab + 1));
+}
+function stripPrefix(path, prefix) {
+  if (path === null) return null;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
+}
+function gitHeaderPaths(rest, line) {
+  const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
+  if (quoted) return {
+    old: unquote3(quoted[1], line),
+    new: unquote3(quoted[2], line)
+  };
+  for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) {
+    if (rest.startsWith("a/") && rest.slice(2, at) === rest.slice(at + 3)) {
+      return {
+        old: rest.slice(0, at),
+        new: rest.slice(at + 1)
+      };
+    }
+  }
+  const plain = /^(a\/.+) (b\/.+)$/.exec(rest);
+  if (plain) return {
+    old: plain[1],
+    new: plain[2]
+  };
+  const parts = rest.split(" ");
+  if (parts.length === 2) return {
+    old: parts[0],
+    new: parts[1]
+  };
+  const half = (rest.length - 1) / 2;
+  if (Number.isInteger(half) && rest[half] === " " && rest.slice(0, half) === rest.slice(half + 1)) {
+    return {
+      old: rest.slice(0, half),
+      new: rest.slice(half + 1)
+    };
+  }
+  return null;
+}
+function parseDiff(lines, firstLine, options = {}) {
+  const at = (i2) => firstLine + i2;
+  const text = [];
+  const lineNo = [];
+  let diffBegun = false;
+  for (const [i2, l] of lines.entries()) {
+    if ((l[0] === "`" || l[0] === "~") && FENCE_LINE.test(l)) {
+      if (diffBegun) break;
+      continue;
+    }
+    if (!diffBegun && /^(diff --git |--- |@@)/.test(l)) diffBegun = true;
+    text.push(l);
+    lineNo.push(at(i2));
+  }
+  const files = [];
+  let current = null;
+  const start = (patchLine) => {
+    const draft = {
+      oldPath: void 0,
+      newPath: void 0,
+      newMode: null,
+      gitHeader: false,
+      created: false,
+      deleted: false,
+      copy: false,
+      hunks: [],
+      binary: false,
+      patchLine,
+      sawHeaders: false
+    };
+    files.push(draft);
+    return draft;
+  };
+  let i = 0;
+  while (i < text.length && !/^(diff --git |--- |@@)/.test(text[i])) i++;
+  if (i === text.length) {
+    throw new DiffParseError(lineNo[0] ?? firstLine, "a unified diff (`--- a/<path>`, `+++ b/<path>`, `@@ \u2026 @@` hunks)", text[0] ?? "", "the git.diff body holds no diff: expected `--- a/<path>` / `+++ b/<path>` lines and `@@ \u2026 @@` hunks");
+  }
+  for (; i < text.length; i++) {
+    const t = text[i];
+    if (t.startsWith("diff --git ")) {
+      current = start(lineNo[i]);
+      current.gitHeader = true;
+      const paths = gitHeaderPaths(t.slice("diff --git ".length), lineNo[i]);
+      if (paths) {
+        current.gitOld = paths.old;
+        current.gitNew = paths.new;
+      }
+      continue;
+    }
+    if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ")) {
+      if (!current || current.sawHeaders || current.hunks.length > 0) current = start(lineNo[i]);
+      current.oldPath = headerPath(t.slice(4), lineNo[i]);
+      current.newPath = headerPath(text[i + 1].slice(4), lineNo[i + 1]);
+      current.oldEpoch = hasEpochTimestamp(t.slice(4));
+      current.newEpoch = hasEpochTimestamp(text[i + 1].slice(4));
+      current.sawHeaders = true;
+      i++;
+      continue;
+    }
+    if (t.startsWith("@@")) {
+      current ??= start(lineNo[i]);
+      const parsed = parseHunk(text, lineNo, i);
+      current.hunks.push(parsed.hunk);
+      i = parsed.next - 1;
+      continue;
+    }
+    if (current && !current.sawHeaders && current.hunks.length === 0) {
+      const ext = /^(old mode|new mode|deleted file mode|new file mode|similarity index|dissimilarity index|rename from|rename to|copy from|copy to|index) ?(.*)$/.exec(t);
+      if (ext) {
+        const [, key, value] = ext;
+        if (key === "new mode" || key === "new file mode") current.newMode = parseInt(value.trim(), 8);
+        if (key === "new file mode") current.created = true;
+        if (key === "old mode" || key === "deleted file mode") current.oldMode = parseInt(value.trim(), 8);
+        if (key === "deleted file mode") current.deleted = true;
+        if (key === "rename from" || key === "copy from") current.renameFrom = unquote3(value.trim(), lineNo[i]);
+        if (key === "rename to" || key === "copy to") current.renameTo = unquote3(value.trim(), lineNo[i]);
+        if (key === "copy from" || key === "copy to") current.copy = true;
+        if (key === "index") {
+          const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)(?: ([0-7]+))?/.exec(value.trim());
+          if (ids) current.blobIds = {
+            old: ids[1],
+            new: ids[2]
+          };
+          if (ids?.[3]) current.indexMode = parseInt(ids[3], 8);
+        }
+        continue;
+      }
+    }
+    if (/^Binary files .* differ$/.test(t)) {
+      if (current) current.binary = true;
+      continue;
+    }
+    if (t === "GIT binary patch" && current) {
+      current.binary = true;
+      const parsed = parseBinaryPatch(text, i + 1);
+      if ("error" in parsed) {
+        const bad = text[parsed.error] ?? "";
+        throw new DiffParseError(lineNo[parsed.error] ?? lineNo[i], "`literal <size>` or `delta <size>` and base85 lines, as git diff --binary writes them", bad, `line ${lineNo[parsed.error] ?? lineNo[i]}: the binary patch is damaged at \`${bad.length > 80 ? bad.slice(0, 80) + "\u2026" : bad}\`; send the output of \`git diff --binary\` unchanged`);
+      }
+      current.binaryHunk = parsed.hunk;
+      current.binaryReverse = parsed.reverse;
+      i = parsed.next - 1;
+      continue;
+    }
+    if (t.trim() === "") continue;
+    if (/^diff\s(?!--git )/.test(t) || /^Only in .+: .+$/.test(t)) continue;
+    const moreDiff = text.slice(i + 1).some((l) => /^(diff --git |--- |\+\+\+ |@@)/.test(l));
+    if (files.some((f) => f.hunks.length > 0) && !moreDiff) break;
+    if (t === "-- " && files.length > 0 && !moreDiff) break;
+    throw new DiffParseError(lineNo[i], "a diff line: `diff --git`, `---`/`+++` headers, or an `@@` hunk", t, `line ${lineNo[i]}: unexpected line in the diff: \`${t.length > 80 ? t.slice(0, 80) + "\u2026" : t}\`; expected \`diff --git\`, \`---\`/\`+++\` headers or an \`@@ \u2026 @@\` hunk`);
+  }
+  return files.map((d) => finishFile(d, options.strip));
+}
+function stripFolders(path, count) {
+  if (path === null) return null;
+  let rest = path;
+  for (let n = 0; n < count; n++) {
+    const slash = rest.indexOf("/");
+    if (slash < 0) return path;
+    rest = rest.slice(slash + 1);
+  }
+  return rest;
+}
+function finishFile(d, strip) {
+  let oldPath;
+  let newPath;
+  let hasPaths = true;
+  if (d.oldPath !== void 0 || d.newPath !== void 0) {
+    oldPath = d.oldPath ?? null;
+    newPath = d.newPath ?? null;
+    const bothPrefixed = (oldPath === null || oldPath.startsWith("a/")) && (newPath === null || newPath.startsWith("b/"));
+    if (strip !== void 0) {
+      oldPath = stripFolders(oldPath, strip);
+      newPath = stripFolders(newPath, strip);
+    } else if (bothPrefixed) {
+      oldPath = stripPrefix(oldPath, "a/");
+      newPath = stripPrefix(newPath, "b/");
+    }
+    if (!d.gitHeader) {
+      const sideEmpty = (kind) => d.hunks.length > 0 && d.hunks.every((h) => h.lines.every((l) => l.kind !== " " && l.kind !== kind));
+      if (d.oldEpoch && sideEmpty("-")) oldPath = null;
+      else if (d.newEpoch && sideEmpty("+")) newPath = null;
+    }
+    if (!d.gitHeader && oldPath !== null && newPath !== null && oldPath !== newPath) {
+      const edited = newPath.startsWith(oldPath) ? oldPath : newPath;
+      oldPath = edited;
+      newPath = edited;
+    }
+  } else if (d.gitOld !== void 0 && d.gitNew !== void 0) {
+    const prefixed = d.gitOld.startsWith("a/") && d.gitNew.startsWith("b/");
+    const side = (path) => strip !== void 0 ? stripFolders(path, strip) : prefixed ? path.slice(2) : path;
+    oldPath = d.created ? null : side(d.gitOld);
+    newPath = d.deleted ? null : side(d.gitNew);
+  } else {
+    oldPath = null;
+    newPath = null;
+    hasPaths = false;
+  }
+  if (d.renameFrom !== void 0 && d.renameTo !== void 0) {
+    oldPath = d.renameFrom;
+    newPath = d.renameTo;
+    hasPaths = true;
+  }
+  if (d.created) oldPath = null;
+  if (d.deleted) newPath = null;
+  return {
+    oldPath,
+    newPath,
+    newMode: d.newMode,
+    oldMode: d.oldMode ?? null,
+    hasPaths,
+    copy: d.copy && oldPath !== null && newPath !== null && oldPath !== newPath,
+    hunks: d.hunks,
+    binary: d.binary,
+    binaryHunk: d.binaryHunk ?? null,
+    binaryReverse: d.binaryReverse ?? null,
+    blobIds: d.blobIds ?? null,
+    entryMode: d.newMode ?? d.indexMode ?? d.oldMode ?? null,
+    patchLine: d.patchLine
+  };
+}
+function reversedDiff(file) {
+  if (file.binaryHunk && !file.binaryReverse) return null;
+  if (file.copy) return null;
+  const flip = {
+    " ": " ",
+    "-": "+",
+    "+": "-"
+  };
+  return {
+    ...file,
+    oldPath: file.newPath,
+    newPath: file.oldPath,
+    oldMode: file.newMode,
+    newMode: file.oldMode,
+    hunks: file.hunks.map((h) => ({
+      ...h,
+      oldStart: h.newStart,
+      newStart: h.oldStart,
+      oldCount: h.lines.filter((l) => l.kind !== "-").length,
+      lines: h.lines.map((l) => ({
+        kind: flip[l.kind],
+        text: l.text
+      })),
+      oldNoNewline: h.newNoNewline,
+      newNoNewline: h.oldNoNewline
+    })),
+    binaryHunk: file.binaryReverse,
+    binaryReverse: file.binaryHunk,
+    blobIds: file.blobIds && {
+      old: file.blobIds.new,
+      new: file.blobIds.old
+    }
+  };
+}
+function parseHunk(text, lineNo, at) {
+  const header = HUNK_HEADER.exec(text[at]);
+  const oldStart = header?.[1] !== void 0 ? Number(header[1]) : null;
+  const oldCount = header?.[1] !== void 0 ? header[2] !== void 0 ? Number(header[2]) : 1 : null;
+  const newStart = header?.[3] !== void 0 ? Number(header[3]) : null;
+  const newCount = header?.[3] !== void 0 ? header[4] !== void 0 ? Number(header[4]) : 1 : null;
+  const hunkLines = [];
+  const bare = [];
+  let oldNoNewline = false;
+  let newNoNewline = false;
+  let oldSeen = 0;
+  let newSeen = 0;
+  let i = at + 1;
+  for (; i < text.length; i++) {
+    const t = text[i];
+    if (t.startsWith("@@") || t.startsWith("diff --git ")) break;
+    const countsDone = oldCount === null || oldSeen >= oldCount;
+    if (t.startsWith("--- ") && i + 1 < text.length && text[i + 1].startsWith("+++ ") && countsDone) break;
+    if (t === "-- " && oldCount !== null && newCount !== null && oldSeen >= oldCount && newSeen >= newCount) break;
+    if (t.startsWith("\\")) {
+      const last = hunkLines[hunkLines.length - 1];
+      if (last?.kind !== "+") oldNoNewline = true;
+      if (last?.kind !== "-") newNoNewline = true;
+      continue;
+    }
+    const kind = t[0];
+    if (t === "" || t === "\r") {
+      hunkLines.push({
+        kind: " ",
+        text: ""
+      });
+      bare.push(true);
+      oldSeen++;
+      newSeen++;
+    } else if (kind === " " || kind === "-" || kind === "+") {
+      hunkLines.push({
+        kind,
+        text: t.slice(1)
+      });
+      bare.push(false);
+      if (kind !== "+") oldSeen++;
+      if (kind !== "-") newSeen++;
+    } else {
+      break;
+    }
+  }
+  while (hunkLines.length > 0 && bare[bare.length - 1] && (oldCount === null || oldSeen > oldCount)) {
+    hunkLines.pop();
+    bare.pop();
+    oldSeen--;
+  }
+  return {
+    hunk: {
+      oldStart,
+      oldCount,
+      newStart,
+      lines: hunkLines,
+      oldNoNewline,
+      newNoNewline,
+      patchLine: lineNo[at]
+    },
+    next: i
+  };
+}
+var HunkError = class extends Error {
+  failure;
+  constructor(failure) {
+    super(failure.kind), this.failure = failure;
+  }
+};
+function squash(line) {
+  return line.replace(/\r$/, "").trim().replace(/\s+/g, " ");
+}
+var FUZZY_LINE = 0.5;
+var FUZZY_MEAN = 0.7;
+var UNANCHORED = {
+  beginning: false,
+  end: false
+};
+function anchorSets(hunk) {
+  const lines = hunk.lines;
+  const startsFile = hunk.oldStart !== null && hunk.oldStart <= 1;
+  const git = {
+    beginning: startsFile,
+    end: lines[lines.length - 1].kind !== " " || hunk.oldNoNewline
+  };
+  if (lines.some((l) => l.kind === " ")) return [
+    git
+  ];
+  const loose = hunk.oldNoNewline ? {
+    beginning: false,
+    end: true
+  } : UNANCHORED;
+  return startsFile ? [
+    git,
+    loose
+  ] : [
+    loose
+  ];
+}
+function anchoredAt(anchors, pos, length, size) {
+  return (!anchors.beginning || pos === 0) && (!anchors.end || pos + length === size);
+}
+function newlineFits(hunk, doc, side, pos, length) {
+  if (hunk.oldNoNewline === hunk.newNoNewline || pos + length !== doc.length || doc.length === 0) return true;
+  return doc.finalNewline === !(side === "old" ? hunk.oldNoNewline : hunk.newNoNewline);
+}
+function endingsFit(hunk, doc, side, pos) {
+  if (!changesEndingsOnly(hunk)) return true;
+  const sideLines = hunk.lines.filter((l) => l.kind !== (side === "old" ? "+" : "-"));
+  return sideLines.every((l, k) => doc.lines[pos + k] !== void 0 && doc.lines[pos + k].endsWith("\r") === l.text.endsWith("\r"));
+}
+var endingsOnlyHunks = /* @__PURE__ */ new WeakMap();
+function changesEndingsOnly(hunk) {
+  const known = endingsOnlyHunks.get(hunk);
+  if (known !== void 0) return known;
+  const bare = (t) => t.replace(/\r$/, "");
+  const oldSide = hunk.lines.filter((l) => l.kind !== "+");
+  const newSide = hunk.lines.filter((l) => l.kind !== "-");
+  const endingsOnly = oldSide.length === newSide.length && oldSide.every((l, k) => bare(l.text) === bare(newSide[k].text)) && oldSide.some((l, k) => l.text !== newSide[k].text);
+  endingsOnlyHunks.set(hunk, endingsOnly);
+  return endingsOnly;
+}
+function applyHunks(doc, hunks, options = {}) {
+  const reports = [];
+  let sizeDelta = 0;
+  let drift = 0;
+  const written = [];
+  const index = new LineIndex(doc);
+  let preimage = null;
+  const byteExact = () => preimage ??= options.preimage?.() === true;
+  const reapply = () => options.reapply === true || byteExact();
+  hunks.forEach((givenHunk, h) => {
+    const number = h + 1;
+    const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
+    if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
+      doc.splice(0, 0, [
+        ""
+      ]);
+      doc.finalNewline = false;
+    }
+    const old = hunk.lines.filter((l) => l.kind !== "+");
+    let expected = null;
+    if (hunk.oldStart !== null) {
+      const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
+      expected = stated + sizeDelta + drift;
+    }
+    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
+    const { pos, lines, strategy } = placed;
+    if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
+      const after = hunk.lines.filter((l) => l.kind !== "-");
+      if (old.length === after.length && old.every((l, i) => l.text === after[i].text)) {
+        throw new HunkError({
+          kind: "already-applied",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          line: 1
+        });
+      }
+    }
+    const oldLen = lines.filter((l) => l.kind !== "+").length;
+    const reindent = strategy === "exact" || options.gitStrict ? null : indentShift(doc, pos, lines);
+    const replacement = [];
+    let k = pos;
+    for (const l of lines) {
+      if (l.kind === " ") replacement.push(doc.lines[k++]);
+      else if (l.kind === "-") k++;
+      else replacement.push(reindent ? reindent.apply(l.text) : l.text);
+    }
+    const touchesEnd = pos + oldLen === doc.length;
+    const wasEmpty = doc.length === 0;
+    const endedWithoutNewline = !doc.finalNewline;
+    if (pos === 0 && (bomOld || bomNew)) doc.bom = bomNew;
+    const keepEndings = options.gitStrict !== void 0 || options.keepLineEndings === true && carriesFileEndings(doc, pos, lines) || endingsMatter(doc, lines) && byteExact();
+    const addedAdopted = keepEndings ? replacement : adoptAdded(doc, lines, replacement);
+    doc.splice(pos, oldLen, addedAdopted);
+    index.edited(pos, oldLen, addedAdopted.length);
+    let start = pos;
+    let newLen = addedAdopted.length;
+    if (options.gitStrict && newLen > 0) {
+      if (oldLen === 0 && touchesEnd && !wasEmpty && endedWithoutNewline) {
+        doc.splice(pos - 1, 2, [
+          doc.lines[pos - 1] + doc.lines[pos]
+        ]);
+        doc.finalNewline = !hunk.newNoNewline;
+        start = pos - 1;
+      } else if (!touchesEnd && hunk.newNoNewline) {
+        const last = pos + newLen - 1;
+        doc.splice(last, 2, [
+          doc.lines[last] + doc.lines[last + 1]
+        ]);
+        newLen--;
+      }
+    }
+    if (touchesEnd && doc.length > 0 && start === pos) {
+      if (hunk.newNoNewline) doc.finalNewline = false;
+      else if (hunk.oldNoNewline || wasEmpty) doc.finalNewline = true;
+      const last = doc.length - 1;
+      if (!doc.finalNewline && !keepEndings && lines[lines.length - 1]?.kind === "+" && doc.lines[last].endsWith("\r")) {
+        doc.splice(last, 1, [
+          doc.lines[last].slice(0, -1)
+        ]);
+      }
+    }
+    if (expected !== null) drift += pos - expected;
+    sizeDelta += newLen - oldLen;
+    const shift = newLen - oldLen;
+    for (const region of written) {
+      if (region.start >= pos + oldLen) {
+        region.start += shift;
+        region.end += shift;
+      }
+    }
+    written.push({
+      start,
+      end: pos + newLen
+    });
+    reports.push({
+      hunk: number,
+      strategy,
+      at_line: pos + 1,
+      stated_line: hunk.oldStart,
+      ...reindent ? {
+        reindent: reindent.label
+      } : {},
+      ...options.gitStrict ? {
+        ends_file: touchesEnd,
+        patch_line: hunk.patchLine
+      } : {}
+    });
+  });
+  return reports;
+}
+var BOM = "\uFEFF";
+function withoutBom(hunk) {
+  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
+  const firstNew = hunk.lines.findIndex((l) => l.kind !== "-");
+  const bomOld = firstOld >= 0 && hunk.lines[firstOld].text.startsWith(BOM);
+  const bomNew = firstNew >= 0 && hunk.lines[firstNew].text.startsWith(BOM);
+  if (!bomOld && !bomNew) return {
+    hunk,
+    bomOld,
+    bomNew
+  };
+  const lines = hunk.lines.map((l, i) => i === firstOld && bomOld || i === firstNew && bomNew ? {
+    kind: l.kind,
+    text: l.text.slice(1)
+  } : l);
+  return {
+    hunk: {
+      ...hunk,
+      lines
+    },
+    bomOld,
+    bomNew
+  };
+}
+function carriesFileEndings(doc, pos, lines) {
+  if (doc.length === 0 || doc.length === 1 && !doc.finalNewline) return true;
+  if (doc.crLines === 0) return false;
+  let k = pos;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    if (l.text.endsWith("\r") !== doc.lines[k++].endsWith("\r")) return false;
+  }
+  return true;
+}
+function endingsMatter(doc, lines) {
+  return doc.style === "crlf" || lines.some((l) => l.kind === "+" && l.text.endsWith("\r"));
+}
+function adoptAdded(doc, lines, replacement) {
+  const crlf = doc.style === "crlf";
+  let r = 0;
+  const out = [];
+  for (const l of lines) {
+    if (l.kind === "-") continue;
+    const text = replacement[r++];
+    if (l.kind === " ") out.push(text);
+    else {
+      const bare = text.endsWith("\r") ? text.slice(0, -1) : text;
+      out.push(crlf ? bare + "\r" : bare);
+    }
+  }
+  return out;
+}
+function overlaps(written, pos, length) {
+  const end = pos + Math.max(length, 1);
+  return written.some((r) => pos < Math.max(r.end, r.start + 1) && end > r.start);
+}
+function matchesAt(doc, pos, old, same2) {
+  if (pos < 0 || pos + old.length > doc.length) return false;
+  for (let k = 0; k < old.length; k++) if (!same2(doc.plain(pos + k), old[k].text)) return false;
+  return true;
+}
+var exactly = (a, b) => a === b || a === b.replace(/\r$/, "");
+var looseWhitespace = (a, b) => squash(a) === squash(b);
+var LineIndex = class {
+  #doc;
+  #byKey = null;
+  #edits = [];
+  constructor(doc) {
+    this.#doc = doc;
+  }
+  #index() {
+    if (this.#byKey) return this.#byKey;
+    const byKey = /* @__PURE__ */ new Map();
+    const doc = this.#doc;
+    for (let i = 0; i < doc.length; i++) {
+      const key = squash(doc.lines[i]);
+      const list = byKey.get(key);
+      if (list) list.push(i);
+      else byKey.set(key, [
+        i
+      ]);
+    }
+    this.#byKey = byKey;
+    return byKey;
+  }
+  edited(pos, oldLen, newLen) {
+    if (this.#byKey) this.#edits.push({
+      pos,
+      oldLen,
+      newLen
+    });
+  }
+  /** How many original lines have this content (an upper bound of what `positions` returns). */
+  count(text) {
+    return this.#index().get(squash(text))?.length ?? 0;
+  }
+  /** Where lines whose squashed content equals `text`'s are now, ascending. */
+  positions(text) {
+    const out = [];
+    for (let p of this.#index().get(squash(text)) ?? []) {
+      let alive = true;
+      for (const e of this.#edits) {
+        if (p < e.pos) continue;
+        if (p < e.pos + e.oldLen) {
+          alive = false;
+          break;
+        }
+        p += e.newLen - e.oldLen;
+      }
+      if (alive) out.push(p);
+    }
+    return out;
+  }
+};
+function allPositions(doc, old, written, same2, index) {
+  let rarest = 0;
+  for (let k = 1; k < old.length; k++) if (index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
+  const found = [];
+  for (const at of index.positions(old[rarest].text)) {
+    const p = at - rarest;
+    if (matchesAt(doc, p, old, same2) && !overlaps(written, p, old.length)) found.push(p);
+  }
+  return found;
+}
+function place(doc, hunk, old, expected, written, number, index, reapply) {
+  const lines = hunk.lines;
+  if (old.length === 0) {
+    if (expected !== null && expected >= 0 && expected <= doc.length) {
+      if (doc.length > 0 && matchesAt(doc, expected, lines, exactly) && !reapply()) {
+        throw new HunkError({
+          kind: "already-applied",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          line: expected + 1
+        });
+      }
+      return {
+        pos: expected,
+        lines,
+        strategy: "exact"
+      };
+    }
+    if (doc.length === 0) return {
+      pos: 0,
+      lines,
+      strategy: "exact"
+    };
+    throw new HunkError({
+      kind: "no-anchor",
+      hunk: number,
+      patchLine: hunk.patchLine
+    });
+  }
+  const sets = anchorSets(hunk);
+  for (const anchors2 of sets) {
+    const fits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos);
+    if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
+      if (matchesAt(doc, expected, old, exactly)) return {
+        pos: expected,
+        lines,
+        strategy: "exact"
+      };
+      if (matchesAt(doc, expected, old, looseWhitespace)) return {
+        pos: expected,
+        lines,
+        strategy: "whitespace"
+      };
+    }
+    for (const same2 of [
+      exactly,
+      looseWhitespace
+    ]) {
+      const found = allPositions(doc, old, written, same2, index).filter((p) => fits(p, old.length));
+      const chosen = found.length === 1 ? found[0] : nearest(found, expected);
+      if (chosen !== null) {
+        const strategy = expected !== null ? "shifted" : same2 === exactly ? "exact" : "whitespace";
+        return {
+          pos: chosen,
+          lines,
+          strategy
+        };
+      }
+      if (found.length > 1) {
+        throw new HunkError({
+          kind: "ambiguous",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          strategy: "shifted",
+          lines: found.map((p) => p + 1),
+          texts: found.map((p) => doc.plain(p)),
+          stated: hunk.oldStart
+        });
+      }
+    }
+    const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
+    const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+    if (line !== null && !reapply()) {
+      throw new HunkError({
+        kind: "already-applied",
+        hunk: number,
+        patchLine: hunk.patchLine,
+        line
+      });
+    }
+  }
+  const anchors = sets[sets.length - 1];
+  const fuzzy = fuzzyCandidates(doc, lines, written, index, (pos, length) => anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos));
+  const fuzzyChosen = fuzzy.length === 1 ? fuzzy[0].pos : nearest(fuzzy.map((c) => c.pos), expected);
+  if (fuzzyChosen !== null) {
+    return {
+      pos: fuzzyChosen,
+      lines: fuzzy.find((c) => c.pos === fuzzyChosen).lines,
+      strategy: "fuzzy"
+    };
+  }
+  if (fuzzy.length > 1) {
+    throw new HunkError({
+      kind: "ambiguous",
+      hunk: number,
+      patchLine: hunk.patchLine,
+      strategy: "fuzzy",
+      lines: fuzzy.map((c) => c.pos + 1),
+      texts: fuzzy.map((c) => doc.plain(c.pos)),
+      stated: hunk.oldStart
+    });
+  }
+  const elsewhere = anchors.beginning || anchors.end ? allPositions(doc, old, written, exactly, index) : [];
+  throw new HunkError({
+    kind: "no-match",
+    hunk: number,
+    patchLine: hunk.patchLine,
+    ...elsewhere.length ? {
+      unanchored: {
+        line: elsewhere[0] + 1,
+        rule: anchors.end && elsewhere[0] + old.length !== doc.length ? "end" : "beginning"
+      }
+    } : {},
+    closest: closestRegion(Array.from({
+      length: doc.length
+    }, (_, i) => doc.plain(i)), old.map((l) => l.text))
+  });
+}
+function placeAsGit(doc, hunk, old, written, number, bomOld, unidiffZero) {
+  const size = doc.length;
+  let trailing = 0;
+  while (trailing < hunk.lines.length && hunk.lines[hunk.lines.length - 1 - trailing].kind === " ") trailing++;
+  const matchBeginning = hunk.oldStart === 0 || hunk.oldStart === 1 && !unidiffZero;
+  const matchEnd = !unidiffZero && trailing === 0;
+  const firstOld = hunk.lines.findIndex((l) => l.kind !== "+");
+  const fileLine = (i) => (i === 0 && doc.bom ? BOM : "") + doc.lines[i] + (i < size - 1 || doc.finalNewline ? "\n" : "");
+  const hunkLine = (k) => (k === 0 && firstOld >= 0 && bomOld ? BOM : "") + old[k].text + (k === old.length - 1 && hunk.oldNoNewline ? "" : "\n");
+  const writtenLine = (i) => written.some((r) => i >= r.start && i < r.end);
+  const matches = (pos) => {
+    if (pos + old.length > size) return false;
+    if (matchEnd && pos + old.length !== size) return false;
+    if (matchBeginning && pos !== 0) return false;
+    for (let k = 0; k < old.length; k++) {
+      if (writtenLine(pos + k)) return false;
+      const file = fileLine(pos + k);
+      const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
+      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
+    }
+    return true;
+  };
+  let line = hunk.newStart ? hunk.newStart - 1 : 0;
+  if (matchBeginning) line = 0;
+  else if (matchEnd) line = size - old.length;
+  if (line < 0 || line > size) line = size;
+  const stated = line;
+  let backwards = line;
+  let forwards = line;
+  let current = line;
+  for (let i = 0; ; i++) {
+    if (matches(current)) {
+      return {
+        pos: current,
+        lines: hunk.lines,
+        strategy: current === stated ? "exact" : "shifted"
+      };
+    }
+    for (; ; ) {
+      if (backwards === 0 && forwards === size) {
+        throw new HunkError({
+          kind: "no-match",
+          hunk: number,
+          patchLine: hunk.patchLine,
+          closest: null
+        });
+      }
+      if (i & 1) {
+        if (backwards === 0) {
+          i++;
+          continue;
+        }
+        current = --backwards;
+      } else {
+        if (forwards === size) {
+          i++;
+          continue;
+        }
+        current = ++forwards;
+      }
+      break;
+    }
+  }
+}
+function resultPlace(doc, hunk, old, expected, written, index, fits) {
+  const result = hunk.lines.filter((l) => l.kind !== "-");
+  const same2 = result.length === old.length && result.every((l, k) => l.text === old[k].text) && hunk.oldNoNewline === hunk.newNoNewline;
+  if (result.length === 0 || same2) return null;
+  if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
+    return expected + 1;
+  }
+  for (const same3 of [
+    exactly,
+    looseWhitespace
+  ]) {
+    const found = allPositions(doc, result, written, same3, index).filter((p) => fits(p, result.length));
+    if (found.length > 0) return (nearest(found, expected) ?? found[0]) + 1;
+  }
+  return null;
+}
+function nearest(positions, expected) {
+  if (expected === null || positions.length < 2) return null;
+  const byDistance = [
+    ...positions
+  ].sort((a, b) => Math.abs(a - expected) - Math.abs(b - expected));
+  return Math.abs(byDistance[0] - expected) < Math.abs(byDistance[1] - expected) ? byDistance[0] : null;
+}
+function trimmedVariants(lines) {
+  const variants = [
+    {
+      lines,
+      front: 0
+    }
+  ];
+  let leading2 = 0;
+  while (leading2 < lines.length && lines[leading2].kind === " ") leading2++;
+  let trailing = 0;
+  while (trailing < lines.length - leading2 && lines[lines.length - 1 - trailing].kind === " ") trailing++;
+  for (let cut = 1; cut <= 2; cut++) {
+    const front = Math.min(cut, leading2);
+    const back = Math.min(cut, trailing);
+    if (front === 0 && back === 0) break;
+    const variant = lines.slice(front, lines.length - back);
+    if (variant.some((l) => l.kind !== "+")) variants.push({
+      lines: variant,
+      front
+    });
+  }
+  return variants;
+}
+function fuzzyCandidates(doc, lines, written, index, fits) {
+  for (const { lines: variant, front } of trimmedVariants(lines)) {
+    const old = variant.filter((l) => l.kind !== "+");
+    const removed = old.filter((l) => l.kind === "-").length;
+    const context = old.length - removed;
+    if (removed === 0 && context < 2) continue;
+    const candidates = [];
+    for (const p of fuzzyStarts(old, removed, index)) {
+      if (p < 0 || p + old.length > doc.length) continue;
+      if (overlaps(written, p, old.length)) continue;
+      if (!fits(p - front, old.length + front)) continue;
+      let ok = true;
+      let anchors = 0;
+      for (let k = 0; k < old.length && ok; k++) {
+        if (old[k].kind !== "-") continue;
+        if (!looseWhitespace(doc.plain(p + k), old[k].text)) ok = false;
+        else anchors++;
+      }
+      let total = 0;
+      for (let k = 0; k < old.length && ok; k++) {
+        if (old[k].kind === "-") continue;
+        const s = lineSimilarity(doc.plain(p + k), old[k].text);
+        if (s < FUZZY_LINE) ok = false;
+        total += s;
+        if (s === 1) anchors++;
+      }
+      if (!ok || anchors === 0) continue;
+      const mean = context === 0 ? 1 : total / context;
+      if (mean >= FUZZY_MEAN) candidates.push({
+        pos: p,
+        lines: variant,
+        score: mean
+      });
+    }
+    if (candidates.length > 0) return candidates;
+  }
+  return [];
+}
+function fuzzyStarts(old, removed, index) {
+  if (removed > 0) {
+    let rarest = -1;
+    for (let k = 0; k < old.length; k++) {
+      if (old[k].kind !== "-") continue;
+      if (rarest < 0 || index.count(old[k].text) < index.count(old[rarest].text)) rarest = k;
+    }
+    return index.positions(old[rarest].text).map((at) => at - rarest);
+  }
+  const starts = /* @__PURE__ */ new Set();
+  for (let k = 0; k < old.length; k++) {
+    for (const at of index.positions(old[k].text)) starts.add(at - k);
+  }
+  return [
+    ...starts
+  ].sort((a, b) => a - b);
+}
+function divergedText(diverged) {
+  if (!diverged) return "";
+  const cut = (t) => t.trim().length > 60 ? `${t.trim().slice(0, 60)}\u2026` : t.trim();
+  return `; first different at line ${diverged.line}: the patch has \`${cut(diverged.expected)}\`, the file \`${cut(diverged.found)}\``;
+}
+function closestRegion(lines, pattern, from = 0) {
+  if (lines.length - from <= 0 || pattern.length === 0) return null;
+  const span = Math.min(pattern.length, lines.length - from);
+  let best = -1;
+  let bestScore = -1;
+  for (let p = from; p + span <= lines.length; p++) {
+    let total = 0;
+    for (let k = 0; k < span; k++) total += lineSimilarity(lines[p + k], pattern[k]);
+    if (total > bestScore) {
+      bestScore = total;
+      best = p;
+    }
+  }
+  const text = lines.slice(best, best + span);
+  let diverged = null;
+  for (let k = 0; k < pattern.length; k++) {
+    const found = lines[best + k];
+    if (found === void 0 || !exactly(found, pattern[k])) {
+      diverged = {
+        line: best + k + 1,
+        expected: pattern[k],
+        found: found ?? "(end of file)"
+      };
+      break;
+    }
+  }
+  return {
+    line: best + 1,
+    similarity: Math.round(bestScore / span * 100) / 100,
+    text,
+    diverged
+  };
+}
+function leading(text) {
+  return /^[ \t]*/.exec(text)[0];
+}
+function indentShift(doc, pos, lines) {
+  let k = pos;
+  let add = null;
+  let remove = null;
+  let pairs = 0;
+  let consistentAdd = true;
+  let consistentRemove = true;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    const fileLine = doc.plain(k++);
+    if (fileLine.trim() === "" || l.text.trim() === "") continue;
+    pairs++;
+    const fi = leading(fileLine);
+    const hi = leading(l.text);
+    if (fi.endsWith(hi) && consistentAdd) {
+      const prefix = fi.slice(0, fi.length - hi.length);
+      if (add === null) add = prefix;
+      else if (add !== prefix) consistentAdd = false;
+    } else consistentAdd = false;
+    if (hi.endsWith(fi) && consistentRemove) {
+      const prefix = hi.slice(0, hi.length - fi.length);
+      if (remove === null) remove = prefix;
+      else if (remove !== prefix) consistentRemove = false;
+    } else consistentRemove = false;
+  }
+  if (pairs === 0) return null;
+  if (consistentAdd && add) {
+    const prefix = add;
+    return {
+      label: `+${JSON.stringify(prefix)}`,
+      apply: (t) => t.trim() === "" ? t : prefix + t
+    };
+  }
+  if (consistentRemove && remove) {
+    const prefix = remove;
+    return {
+      label: `-${JSON.stringify(prefix)}`,
+      apply: (t) => t.startsWith(prefix) ? t.slice(prefix.length) : t
+    };
+  }
+  return tabsForSpaces(doc, pos, lines);
+}
+function tabsForSpaces(doc, pos, lines) {
+  const pairs = [];
+  let k = pos;
+  for (const l of lines) {
+    if (l.kind === "+") continue;
+    const fileLine = doc.plain(k++);
+    if (fileLine.trim() === "" || l.text.trim() === "") continue;
+    pairs.push({
+      file: leading(fileLine),
+      hunk: leading(l.text)
+    });
+  }
+  const split = (lead) => {
+    const m = /^(\t*)( *)$/.exec(lead);
+    return m ? {
+      tabs: m[1].length,
+      spaces: m[2].length
+    } : null;
+  };
+  const parsed = pairs.map((p) => ({
+    file: split(p.file),
+    hunk: split(p.hunk)
+  }));
+  if (parsed.some((p) => !p.file || !p.hunk)) return null;
+  const fileTabs = parsed.every((p) => p.hunk.tabs === 0) && parsed.some((p) => p.file.tabs > 0);
+  const fileSpaces = parsed.every((p) => p.file.tabs === 0) && parsed.some((p) => p.hunk.tabs > 0);
+  if (!fileTabs && !fileSpaces) return null;
+  const columns = (lead, width2) => lead.tabs * width2 + lead.spaces;
+  const width = [
+    8,
+    4,
+    2,
+    3,
+    1
+  ].find((w) => parsed.every((p) => columns(p.file, w) === columns(p.hunk, w)));
+  if (width === void 0) return null;
+  const leadColumns = (t) => {
+    const lead = split(/^[ \t]*/.exec(t)[0]) ?? {
+      tabs: 0,
+      spaces: 0
+    };
+    return {
+      count: columns(lead, width),
+      length: lead.tabs + lead.spaces
+    };
+  };
+  if (fileTabs) {
+    return {
+      label: `spaces\u2192tabs (${width})`,
+      apply: (t) => {
+        const { count, length } = leadColumns(t);
+        return "	".repeat(Math.floor(count / width)) + " ".repeat(count % width) + t.slice(length);
+      }
+    };
+  }
+  return {
+    label: `tabs\u2192spaces (${width})`,
+    apply: (t) => {
+      const { count, length } = leadColumns(t);
+      return " ".repeat(count) + t.slice(length);
+    }
+  };
+}
+
+// commands/git/handlers/apply.ts
+var gitApply = async (ctx) => {
+  const { rel, repo } = await openFromFlags(ctx, "write");
+  const text = await diffText(ctx, rel);
+  const mode = {
+    strip: ctx.flags.strip ?? 1,
+    reverse: ctx.flags.reverse === true,
+    unidiffZero: ctx.flags["unidiff-zero"] === true,
+    // --3way works on the index too (it reads the preimage from the repository and records
+    // conflicts there): it implies --index unless --cached keeps to the index alone.
+    index: ctx.flags.index === true || ctx.flags["3way"] === true && ctx.flags.cached !== true,
+    cached: ctx.flags.cached === true,
+    threeway: ctx.flags["3way"] === true
+  };
+  if (text.trim() === "") {
+    ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
+    throw new PtermError("PatchParseError", "git apply got no diff: send it on stdin or name the diff file.");
+  }
+  if (ctx.flags.stat || ctx.flags.numstat) {
+    const files2 = filesOf(text, mode);
+    const out = ctx.flags.numstat ? numstat(files2, repo.quotePath) : diffstat(files2, repo.quotePath);
+    ctx.stdout.write(out);
+    return {
+      repo_path: rel,
+      applied: false,
+      checked: false,
+      files: files2.map(fileSummary)
+    };
+  }
+  const check = ctx.flags.check === true;
+  const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
+  const { runPatch } = await import(new URL("./engine-J7Z6CCQR.js", import.meta.url).href);
+  let files;
+  let conflicts;
+  const unmerged = (paths) => check ? "" : [
+    ...paths
+  ].sort(comparePaths).map((path) => `U ${path}
+`).join("");
+  try {
+    const result = await runPatch({
+      mode: check ? "check" : "apply",
+      command: "git apply",
+      text: `=== git.diff: "." ===
+${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
+=== PATCH EOF ===
+`,
+      workspace: ctx.workspace,
+      repoFlag: rel,
+      noCommit: true,
+      noCommitReason: "format",
+      gitApply: mode,
+      config: {},
+      session: ctx.session,
+      runId: ctx.runId,
+      signal: ctx.signal,
+      git: await import(new URL("./api-SRAEUC6C.js", import.meta.url).href)
+    });
+    files = result.files_changed.map((f) => f.path);
+    conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
+    const endingFile = new Set(result.blocks.flatMap((b) => b.hunks ?? []).filter((h) => h.ends_file).map((h) => h.patch_line - 1));
+    const said = result.blocks.flatMap((b) => b.git_stderr ?? []).map((s) => ({
+      ...s,
+      at: s.at - 1
+    }));
+    ctx.stderr.write(whitespace ? whitespace.report(endingFile, said, unmerged(conflicts)) : said.map((s) => `${s.text}
+`).join("") + unmerged(conflicts));
+  } catch (error) {
+    const said = gitErrorsOf(error);
+    const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}
+`).join("");
+    if (whitespace) ctx.stderr.write(whitespace.report(null));
+    if (said.length === 0) throw error;
+    ctx.stderr.write(transcript);
+    throw new PtermError(error.code, `git apply: the diff does not apply (git's reasons above); nothing was written${check ? " (--check writes nothing anyway)" : ""}.`, {
+      result: {
+        repo_path: rel,
+        applied: false,
+        checked: check,
+        errors: said
+      }
+    });
+  }
+  const fields = {
+    repo_path: rel,
+    applied: !check,
+    checked: check,
+    files: files.map((path) => ({
+      path
+    }))
+  };
+  if (conflicts.length > 0 && !check) {
+    throw new PtermError("Conflict", `git apply --3way: the diff was applied, but merging it conflicted in ${conflicts.join(", ")}; those files contain conflict markers and the index holds their three versions (\`git diff\` shows them). Edit the markers away, then \`git add ${rel === "." ? "" : `--repo ${quoteWord(rel)} `}${conflicts.map((path) => quoteWord(path)).join(" ")}\`.`, {
+      result: {
+        ...fields,
+        conflicts
+      }
+    });
+  }
+  return {
+    ...fields,
+    ...ctx.flags["3way"] ? {
+      conflicts: check ? conflicts : []
+    } : {}
+  };
+};
+function named(ctx) {
+  const files = ctx.flags["patch-file"] ?? [];
+  return files.length > 0 ? files[files.length - 1] : null;
+}
+var SQUELCH = 5;
+function whitespaceErrors(text, mode, patchName) {
+  const added = mode.reverse ? "-" : "+";
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const errors = [];
+  const atEof = [];
+  let header = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  let blankRun = null;
+  const endHunk = () => {
+    if (blankRun !== null) atEof.push({
+      header,
+      line: blankRun
+    });
+    blankRun = null;
+  };
+  let uncounted = 0;
+  let hunkJustEnded = false;
+  let crAtEol = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const lineNo = i + 1 - uncounted;
+    if (oldLeft <= 0 && newLeft <= 0) {
+      if (hunkJustEnded && line.startsWith("\\")) uncounted++;
+      hunkJustEnded = false;
+      if (line.startsWith("diff --git ") || line.startsWith("--- ")) crAtEol = false;
+      const counts = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
+      if (!counts) continue;
+      oldLeft = counts[1] === void 0 ? 1 : Number(counts[1]);
+      newLeft = counts[2] === void 0 ? 1 : Number(counts[2]);
+      if (mode.reverse) [oldLeft, newLeft] = [
+        newLeft,
+        oldLeft
+      ];
+      blankRun = null;
+      header = i + 1;
+      if (oldLeft <= 0 && newLeft <= 0) endHunk();
+      continue;
+    }
+    if (line.startsWith("\\")) continue;
+    const kind = line === "" ? " " : line[0];
+    const body = line.slice(1);
+    if ((kind === " " || kind !== added) && line.endsWith("\r")) crAtEol = true;
+    const blank = /^[ \t\r\v\f]*$/.test(body);
+    if (kind === " ") {
+      oldLeft--;
+      newLeft--;
+      if (!blank) blankRun = null;
+    } else if (kind === added) {
+      mode.reverse ? oldLeft-- : newLeft--;
+      const what = whitespaceError(crAtEol ? body.replace(/\r$/, "") : body);
+      if (what) errors.push({
+        line: lineNo,
+        what,
+        text: body
+      });
+      if (blank) blankRun ??= lineNo;
+      else blankRun = null;
+    } else if (kind === (mode.reverse ? "+" : "-")) {
+      mode.reverse ? newLeft-- : oldLeft--;
+      blankRun = null;
+    } else {
+      oldLeft = newLeft = 0;
+    }
+    if (oldLeft <= 0 && newLeft <= 0) {
+      endHunk();
+      hunkJustEnded = true;
+    }
+  }
+  return {
+    // The per-line warnings (git's, as it reads the diff), then what was said `during` the
+    // application (--3way's merges) with (once applied: `endingFile` holds the hunks that ended
+    // their file) the blank lines each file's hunks added at its end as git applies that file —
+    // before its `Applied patch` line, else after what was said of it —, then what was said as the
+    // files were `written` (--3way's conflicts), then the counts.
+    report(endingFile, during = [], written = "") {
+      const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
+      const all = [
+        ...errors,
+        ...eof.map((e) => ({
+          line: e.line,
+          what: "new blank line at EOF",
+          text: "+"
+        }))
+      ];
+      const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
+      const warned = (e) => `${patchName}:${e.line}: ${e.what}.
+${e.text}
+`;
+      const lineWise = Math.min(errors.length, SQUELCH);
+      let out = shown.slice(0, lineWise).map(warned).join("");
+      const texts = during.map((s) => `${s.text}
+`);
+      const last = [];
+      shown.slice(lineWise).forEach((e, k) => {
+        const header2 = eof[k].header;
+        const owner = Math.max(-1, ...during.filter((s) => s.at <= header2).map((s) => s.at));
+        const applied = during.findIndex((s) => s.at === owner && s.text.startsWith("Applied patch to "));
+        const after = during.findLastIndex((s) => s.at === owner);
+        if (applied >= 0) texts[applied] = warned(e) + texts[applied];
+        else if (after >= 0) texts[after] += warned(e);
+        else last.push(warned(e));
+      });
+      out += texts.join("") + last.join("");
+      if (endingFile === null) return out;
+      out += written;
+      if (all.length > SQUELCH) {
+        const squelched = all.length - SQUELCH;
+        out += `warning: squelched ${squelched} whitespace error${squelched === 1 ? "" : "s"}
+`;
+      }
+      if (all.length > 0) {
+        out += all.length === 1 ? "warning: 1 line adds whitespace errors.\n" : `warning: ${all.length} lines add whitespace errors.
+`;
+      }
+      return out;
+    }
+  };
+}
+function whitespaceError(line) {
+  const found = [];
+  const indent = /^[ \t]*/.exec(line)[0];
+  if (indent.includes(" 	")) found.push("space before tab in indent");
+  if (/[ \t\r\v\f]$/.test(line)) found.unshift("trailing whitespace");
+  return found.length ? found.join(", ") : null;
+}
+async function diffText(ctx, repoRel) {
+  const named2 = ctx.flags["patch-file"] ?? [];
+  if (named2.length === 0) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
+  let text = "";
+  for (const path of named2) {
+    const given = repoRel === "." || path.startsWith("/") ? path : `${repoRel}/${path}`;
+    const file = await ctx.workspace.resolve(given, "read", {
+      label: "the diff file"
+    });
+    if (!file.exists) {
+      ctx.stderr.write(`error: can't open patch '${path}': No such file or directory
+`);
+      throw new PtermError("NotFound", `git apply: the diff file \`${path}\` does not exist.`);
+    }
+    if ((await Deno.stat(file.abs)).isDirectory) {
+      ctx.stderr.write("error: git apply: failed to read: Is a directory\n");
+      throw new PtermError("InvalidArgs", `git apply: \`${path}\` is a folder, not a diff file; name the diff's file, or give the diff on stdin.`);
+    }
+    text += decodeLossless(await Deno.readFile(file.abs));
+  }
+  return text;
+}
+function gitStderrOf(error) {
+  if (!(error instanceof PtermError)) return null;
+  const problems = error.result?.problems ?? [];
+  const lines = problems.flatMap((p) => p.details?.git_stderr ?? []);
+  return lines.length > 0 ? lines.map((line) => `${line.text}
+`).join("") : null;
+}
+function gitErrorsOf(error) {
+  if (!(error instanceof PtermError)) return [];
+  const problems = error.result?.problems ?? [];
+  return problems.flatMap((p) => p.details?.git_errors ?? []);
+}
+function filesOf(text, mode) {
+  const lines = text.replace(/\n$/, "").split("\n");
+  let files;
+  try {
+    files = parseDiff(lines, 1, {
+      strip: mode.strip
+    });
+  } catch (error) {
+    throw new PtermError("PatchParseError", `git apply: ${error.message}`);
+  }
+  if (!mode.reverse) return files;
+  return files.map((file) => reversedDiff(file) ?? file);
+}
+function counted(file) {
+  const lines = file.hunks.flatMap((h) => h.lines);
+  return {
+    name: file.newPath ?? file.oldPath ?? "",
+    binary: file.binary,
+    added: file.binary ? 0 : lines.filter((l) => l.kind === "+").length,
+    removed: file.binary ? 0 : lines.filter((l) => l.kind === "-").length
+  };
+}
+function fileSummary(file) {
+  const c = counted(file);
+  return {
+    path: c.name,
+    added: c.binary ? null : c.added,
+    removed: c.binary ? null : c.removed
+  };
+}
+function numstat(files, quotePath) {
+  return files.map(counted).map((c) => `${c.binary ? "-	-" : `${c.added}	${c.removed}`}	${quoteName(c.name, quotePath)}
+`).join("");
+}
+var PLUSES = "+".repeat(70);
+var MINUSES = "-".repeat(70);
+function diffstat(files, quotePath) {
+  const rows = files.map(counted);
+  const size = (text) => encoder2.encode(text).length;
+  const pad = (text, width2) => text + " ".repeat(Math.max(0, width2 - size(text)));
+  let maxLen = 0;
+  let maxChange = 0;
+  for (const file of files) {
+    for (const name of [
+      file.oldPath,
+      file.newPath
+    ]) {
+      if (name !== null) maxLen = Math.max(maxLen, size(quoteName(name, quotePath)));
+    }
+  }
+  for (const c of rows) maxChange = Math.max(maxChange, c.added + c.removed);
+  const width = Math.min(maxLen, 50);
+  let out = "";
+  for (const c of rows) {
+    let name = quoteName(c.name, quotePath);
+    const bytes = encoder2.encode(name);
+    if (bytes.length > width) {
+      const start = bytes.length + 3 - width;
+      const slash = bytes.indexOf(47, start);
+      name = "..." + lenientDecoder.decode(bytes.subarray(slash >= 0 ? slash : start));
+    }
+    if (c.binary) {
+      out += ` ${pad(name, width)} |  Bin
+`;
+      continue;
+    }
+    const room = width + maxChange > 70 ? 70 - width : maxChange;
+    let add = c.added;
+    let del = c.removed;
+    if (maxChange > 0) {
+      const total = Math.floor(((c.added + c.removed) * room + Math.floor(maxChange / 2)) / maxChange);
+      add = Math.floor((c.added * room + Math.floor(maxChange / 2)) / maxChange);
+      del = total - add;
+    }
+    out += ` ${pad(name, width)} |${String(c.added + c.removed).padStart(5)} ${PLUSES.slice(0, add)}${MINUSES.slice(0, del)}
+`;
+  }
+  const insertions = rows.reduce((n, c) => n + c.added, 0);
+  const deletions = rows.reduce((n, c) => n + c.removed, 0);
+  if (rows.length === 0) return out + " 0 files changed\n";
+  let summary = ` ${rows.length} file${rows.length === 1 ? "" : "s"} changed`;
+  if (insertions || !deletions) summary += `, ${insertions} insertion${insertions === 1 ? "" : "s"}(+)`;
+  if (deletions || !insertions) summary += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
+  return out + summary + "\n";
+}
 
 // commands/git/history/graph.ts
 function topoOrder(commits) {
@@ -15955,50 +16928,6 @@ async function requireClean(repo, index, policy, doing = "rebase") {
     hint: "commit the changes (`git commit -am \u2026`) or stash them (`git stash push`), then run the rebase again."
   });
 }
-async function commitChanges(repo, oid) {
-  const commit = await readCommit(repo, oid);
-  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
-  const out = [];
-  const entries = async (tree) => new Map(tree ? parseTree(await repo.objects.readTyped(tree, "tree"), tree).map((e) => [
-    e.name,
-    e
-  ]) : []);
-  const walk2 = async (a, b, prefix) => {
-    if (a === b) return;
-    const [before, after] = [
-      await entries(a),
-      await entries(b)
-    ];
-    for (const name of /* @__PURE__ */ new Set([
-      ...before.keys(),
-      ...after.keys()
-    ])) {
-      const x = before.get(name);
-      const y = after.get(name);
-      if (x && y && x.oid === y.oid && x.mode === y.mode) continue;
-      const xTree = x?.mode === MODE_TREE ? x.oid : null;
-      const yTree = y?.mode === MODE_TREE ? y.oid : null;
-      if (xTree || yTree) await walk2(xTree, yTree, `${prefix}${name}/`);
-      const oldFile = x && !xTree ? {
-        kind: "blob",
-        oid: x.oid,
-        mode: x.mode
-      } : null;
-      const newFile = y && !yTree ? {
-        kind: "blob",
-        oid: y.oid,
-        mode: y.mode
-      } : null;
-      if (oldFile || newFile) out.push({
-        path: `${prefix}${name}`,
-        old: oldFile,
-        new: newFile
-      });
-    }
-  };
-  await walk2(parentTree, commit.tree, "");
-  return out.sort((a, b) => comparePaths(a.path, b.path));
-}
 async function patchKey(repo, changes) {
   const rendered = await renderDiff(repo, changes);
   const lines = rendered.patch.split("\n").filter((line) => !line.startsWith("index ")).map((line) => line.startsWith("@@") ? "@@" : line.replace(/\s+/g, ""));
@@ -16048,31 +16977,6 @@ async function stepOf(repo, oid) {
   };
 }
 var progress = (n, end) => `Rebasing (${n}/${end})\r`;
-async function commitSummary(repo, oid) {
-  const commit = await readCommit(repo, oid);
-  const rendered = await renderDiff(repo, await commitChanges(repo, oid));
-  const head = readHead(repo);
-  const files = rendered.files.length;
-  const { additions: ins, deletions: del } = rendered;
-  let summary = files === 0 ? " 0 files changed" : ` ${files} file${files === 1 ? "" : "s"} changed`;
-  if (files > 0 && (ins || del === 0)) summary += `, ${ins} insertion${ins === 1 ? "" : "s"}(+)`;
-  if (files > 0 && (del || ins === 0)) summary += `, ${del} deletion${del === 1 ? "" : "s"}(-)`;
-  let modes = "";
-  for (const file of rendered.files) {
-    const name = quoteName(file.path, repo.quotePath);
-    if (file.status === "added") modes += ` create mode ${file.new_mode} ${name}
-`;
-    else if (file.status === "deleted") modes += ` delete mode ${file.old_mode} ${name}
-`;
-    else if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
-      modes += ` mode change ${file.old_mode} => ${file.new_mode} ${name}
-`;
-    }
-  }
-  return `[${head.branch ?? "detached HEAD"} ${abbreviate(repo, oid)}] ${splitMessage(commit.message).subject}
-${summary}
-${modes}`;
-}
 function resumedOutcome(repo, state, text) {
   return {
     outcome: "rebased",
@@ -16398,7 +17302,10 @@ mark them as resolved using git add
       reflogMessage: `${state.action} (continue): ${subject}`,
       allowEmpty: false
     });
-    text.stdout += await commitSummary(repo, id);
+    text.stdout += await commitSummaryText(repo, id, {
+      showDate: false,
+      initial: false
+    });
     if (stopped) {
       appendRewritten(repo, stopped, id);
       outcome.picked.push({

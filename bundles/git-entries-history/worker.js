@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4AHTXSP6.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-PLRGRDZS.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4914,17 +4914,44 @@ function splitMessage(message) {
 var GitConfig = class {
   /** `section.subsection.key` (section and key lower-cased) → values in file order. */
   values = /* @__PURE__ */ new Map();
+  /** Keys whose last value is the command line's (`override`), so a bad one is blamed on the call's words. */
+  #fromCommandLine = /* @__PURE__ */ new Set();
   get(key) {
     const list = this.values.get(normalizeKey(key));
     return list?.[list.length - 1];
   }
+  /**
+   * A boolean as git reads one (config.c's git_config_bool): a key with no `=` is true, an empty value
+   * false, true/yes/on and false/no/off in any case, or an integer (non-zero is true). Any other value
+   * stops the call with git's own complaint, naming the key, where git dies too.
+   */
   getBool(key, fallback) {
     const value = this.get(key);
     if (value === void 0) return fallback;
-    const v = value.toLowerCase();
-    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
-    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
-    return fallback;
+    const parsed = parseGitBool(value);
+    if (parsed === null && this.#fromCommandLine.has(normalizeKey(key))) {
+      throw new PtermError("InvalidArgs", `git: -c ${key}=${value}: bad boolean config value '${value}' for '${normalizeKey(key)}'; give true or false.`, {
+        helpFor: "git"
+      });
+    }
+    if (parsed === null) {
+      throw new PtermError("InvalidConfig", `bad boolean config value '${value}' for '${normalizeKey(key)}': set it to true or false with the real git (\`git config ${normalizeKey(key)} false\`).`);
+    }
+    return parsed;
+  }
+  /**
+   * The settings of the command line (git's `-c key=value`, `-c key` alone for true) over the file's: each
+   * is the last value of its key, as git reads the command line's scope after every file.
+   */
+  override(settings) {
+    for (const [key, value] of settings) {
+      const normalized = normalizeKey(key);
+      this.#fromCommandLine.add(normalized);
+      this.values.set(normalized, [
+        ...this.values.get(normalized) ?? [],
+        value
+      ]);
+    }
   }
   keys() {
     return [
@@ -4932,6 +4959,13 @@ var GitConfig = class {
     ];
   }
 };
+function parseGitBool(value) {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "yes" || v === "on") return true;
+  if (v === "" || v === "false" || v === "no" || v === "off") return false;
+  if (/^[-+]?\d+[kmg]?$/i.test(v)) return !/^[-+]?0+[kmg]?$/i.test(v);
+  return null;
+}
 function normalizeKey(key) {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
@@ -5247,7 +5281,7 @@ function excludePtermState(gitdir) {
   Deno.writeTextFileSync(path, (text && !text.endsWith("\n") ? text + "\n" : text) + addition);
   return true;
 }
-function openRepo(dir, label = dir, root) {
+function openRepo(dir, label = dir, root, commandLine = []) {
   const { gitdir, commondir, kind: kind2 } = locateGitDirs(dir, label, root);
   if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
     throw new PtermError("NotARepository", kind2 === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
@@ -5268,6 +5302,7 @@ function openRepo(dir, label = dir, root) {
     } catch {
     }
   }
+  config.override(commandLine);
   const worktree = kind2 === "folder" ? config.get("core.worktree") : void 0;
   if (worktree !== void 0) {
     let target = null;
@@ -5311,6 +5346,7 @@ function openRepo(dir, label = dir, root) {
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
     quotePath: config.getBool("core.quotepath", true),
+    commandLine,
     label,
     root
   };
@@ -7996,6 +8032,20 @@ var PatchParts = class {
     return this.#parts.map((part) => typeof part === "string" ? part : part.text).join("");
   }
 };
+function diffPrefixes(repo) {
+  if (repo.config.getBool("diff.noprefix", false)) return {
+    a: "",
+    b: ""
+  };
+  if (repo.config.getBool("diff.mnemonicPrefix", false)) {
+    throw new PtermError("UnsupportedFormat", "diff.mnemonicPrefix=true would name the compared sides (i/, w/, c/) in git's diff headers, which pterm does not print: run it with `-c diff.mnemonicPrefix=false`, or unset it (`git config --unset diff.mnemonicPrefix`).");
+  }
+  return DEFAULT_PREFIXES;
+}
+var DEFAULT_PREFIXES = {
+  a: "a/",
+  b: "b/"
+};
 var BUILTIN_DRIVERS = /* @__PURE__ */ new Set([
   "ada",
   "bash",
@@ -8041,6 +8091,7 @@ function diffDriver(repo, path, attribute) {
 async function renderDiff(repo, changes, options = {}) {
   const context = options.context ?? 3;
   const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
+  const prefixes = options.prefixes ?? DEFAULT_PREFIXES;
   const files = [];
   const binarySizes = /* @__PURE__ */ new Map();
   const notUtf8 = /* @__PURE__ */ new Set();
@@ -8084,11 +8135,11 @@ async function renderDiff(repo, changes, options = {}) {
       const oldMode = part.old?.mode ?? null;
       const newMode = part.new?.mode ?? null;
       if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
-      const a = part.old ? quoteName(`a/${oldPath}`, repo.quotePath) : "/dev/null";
-      const b = part.new ? quoteName(`b/${part.path}`, repo.quotePath) : "/dev/null";
+      const a = part.old ? quoteName(`${prefixes.a}${oldPath}`, repo.quotePath) : "/dev/null";
+      const b = part.new ? quoteName(`${prefixes.b}${part.path}`, repo.quotePath) : "/dev/null";
       const aTab = part.old && oldPath.includes(" ") ? "	" : "";
       const bTab = part.new && part.path.includes(" ") ? "	" : "";
-      let header = `diff --git ${quoteName(`a/${oldPath}`, repo.quotePath)} ${quoteName(`b/${part.path}`, repo.quotePath)}
+      let header = `diff --git ${quoteName(`${prefixes.a}${oldPath}`, repo.quotePath)} ${quoteName(`${prefixes.b}${part.path}`, repo.quotePath)}
 `;
       if (!part.old) header += `new file mode ${newMode}
 `;
@@ -8521,9 +8572,13 @@ async function combinedDiff(repo, path, parents, options) {
 `);
     }
     if (!showFileHeader) return;
-    text(`--- ${quoteName(`a/${path}`, repo.quotePath)}
+    const prefixes = options.prefixes ?? {
+      a: "a/",
+      b: "b/"
+    };
+    text(`--- ${quoteName(`${prefixes.a}${path}`, repo.quotePath)}
 `);
-    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`b/${path}`, repo.quotePath)}
+    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`${prefixes.b}${path}`, repo.quotePath)}
 `);
   };
   const attribute = (await conversionFor(repo).plan(path)).diff;
@@ -9180,10 +9235,10 @@ function authorFromConfig(section) {
     ...DEFAULT_AUTHOR
   };
 }
-function repositoryIdentity(config, ptermSection) {
+function repositoryIdentity(config, ptermSection, role = "author") {
   const fallback = authorFromConfig(ptermSection);
-  const name = config.get("author.name") ?? config.get("user.name");
-  const email = config.get("author.email") ?? config.get("user.email");
+  const name = config.get(`${role}.name`) ?? config.get("user.name");
+  const email = config.get(`${role}.email`) ?? config.get("user.email");
   return {
     name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
     email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
@@ -9272,6 +9327,79 @@ Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoo
   throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
 }
 
+// commands/git/repo/command_line_config.ts
+var FOLLOWED_SETTINGS = [
+  "user.name",
+  "user.email",
+  "core.quotePath",
+  "core.abbrev",
+  "core.autocrlf",
+  "core.safecrlf",
+  "core.eol",
+  "core.fileMode",
+  "status.showUntrackedFiles",
+  "status.renames",
+  "status.aheadBehind",
+  "log.decorate",
+  "log.date",
+  "log.abbrevCommit",
+  "format.pretty",
+  "diff.renames",
+  "diff.algorithm",
+  "diff.ignoreSubmodules",
+  "diff.noprefix",
+  "diff.mnemonicPrefix",
+  "merge.conflictStyle",
+  "branch.sort",
+  "tag.sort",
+  "branch.autoSetupMerge",
+  "checkout.guess",
+  "fetch.prune",
+  "push.default",
+  "pull.rebase",
+  "advice.*"
+];
+var FOLLOWED = new Set(FOLLOWED_SETTINGS.filter((k) => !k.endsWith("*")).map((k) => k.toLowerCase()));
+function isFollowedSetting(key) {
+  const lower = key.toLowerCase();
+  return FOLLOWED.has(lower) || /^advice\.[a-z0-9-]+$/.test(lower);
+}
+function parseSetting(text) {
+  const eq = text.indexOf("=");
+  const key = eq < 0 ? text : text.slice(0, eq);
+  if (!/^[A-Za-z][A-Za-z0-9-]*\.(.*\.)?[A-Za-z][A-Za-z0-9-]*$/s.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${text}: a setting is section.name=value, as \`git -c core.quotePath=false status\`.`, {
+      helpFor: "git"
+    });
+  }
+  return [
+    key,
+    eq < 0 ? "true" : text.slice(eq + 1)
+  ];
+}
+function refuseSetting(key, value) {
+  if (/^column\./i.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`, {
+      helpFor: "git"
+    });
+  }
+  throw new PtermError("InvalidArgs", `git: -c ${key} is not applied by pterm. It follows these settings for one call: ${FOLLOWED_SETTINGS.join(", ")}; and accepts display ones (color.*, pager.*, core.pager, column.* never/auto). Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`, {
+    helpFor: "git"
+  });
+}
+function commandLineSettings(values) {
+  const settings = [];
+  for (const text of values ?? []) {
+    const [key, value] = parseSetting(text);
+    if (!isFollowedSetting(key)) refuseSetting(key, value);
+    settings.push([
+      key,
+      value
+    ]);
+  }
+  return settings;
+}
+
 // commands/git/handlers/common.ts
 var MAX_LISTED = 1e3;
 async function openFromFlags(ctx, access = "write") {
@@ -9286,10 +9414,9 @@ async function openFromFlags(ctx, access = "write") {
     throw new PtermError("NotFound", `${label} ${target} does not exist. Create a repository with \`git init --dir ${quoteWord(target)}\`.`);
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
-  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+  const settings = commandLineSettings(ctx.flags.config);
+  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root, settings);
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quotePath = ctx.flags["quote-path"];
-  if (quotePath !== void 0) repo.quotePath = quotePath === "true";
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -10112,16 +10239,20 @@ var diff = async (ctx) => {
   const unmergedKept = filterChanges(unmerged.changes, scope, policy).kept;
   const combinedKept = unmerged.combined.filter((c) => !policy.hidden(c.path) && (!scope.length || scope.some((s) => pathWithin(c.path, s))));
   const algorithm = lineAlgorithm(repo, ctx.flags);
+  const patchView = !ctx.flags.stat && !ctx.flags.numstat && !ctx.flags.shortstat && !ctx.flags["name-only"] && !ctx.flags["name-status"];
+  const prefixes = patchView ? diffPrefixes(repo) : void 0;
   const rendered = await renderDiff(repo, [
     ...await withRenames(repo, kept, ctx.flags),
     ...unmergedKept
   ], {
     context: ctx.flags.context,
-    algorithm
+    algorithm,
+    prefixes
   });
   const combined = [];
   for (const { path, parents } of combinedKept) {
     const bytes = await combinedDiff(repo, path, parents, {
+      prefixes,
       context: ctx.flags.context,
       dense: !ctx.flags.combined,
       algorithm
@@ -10358,8 +10489,11 @@ var show = async (ctx) => {
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
   const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
   const { kept, withheld } = filterChanges(changes, userPaths(ctx.flags.path), policy);
+  const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] && !ctx.flags["no-patch"];
+  const prefixes = patchView ? diffPrefixes(repo) : void 0;
   const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), {
-    algorithm: lineAlgorithm(repo, ctx.flags)
+    algorithm: lineAlgorithm(repo, ctx.flags),
+    prefixes
   });
   const described = describeCommit(id, commit);
   const pretty2 = await prettyOptions(repo, ctx.flags);
@@ -10368,7 +10502,6 @@ var show = async (ctx) => {
   const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
   const tagHeader = tagObject ? prettyTagHeader(pretty2, format, tag.name, tagObject) : "";
   const oneline = format.kind === "builtin" && format.name === "oneline";
-  const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] && !ctx.flags["no-patch"];
   if (commit.parents.length > 1 && (patchView || ctx.flags["name-only"] || ctx.flags["name-status"])) {
     const paths = await mergePaths(repo, commit, [
       ...rendered.files.map((f) => f.path),
@@ -10393,6 +10526,7 @@ var show = async (ctx) => {
     const combined = [];
     for (const p of paths) {
       const bytes = await combinedDiff(repo, p.path, p.parents.map(asParent), {
+        prefixes,
         context: 3,
         dense: true,
         algorithm: lineAlgorithm(repo, ctx.flags),
@@ -11605,7 +11739,7 @@ function pickaxeOf(repo, policy, paths, flags) {
     return false;
   };
 }
-async function commitDiff(repo, id, paths, policy, algorithm) {
+async function commitDiff(repo, id, paths, policy, algorithm, prefixes) {
   const commit = await readCommit(repo, id);
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
   const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
@@ -11613,7 +11747,8 @@ async function commitDiff(repo, id, paths, policy, algorithm) {
   return await renderDiff(repo, await withRenames(repo, kept, {
     "find-renames": 50
   }), {
-    algorithm
+    algorithm,
+    prefixes
   });
 }
 function diffBody(rendered, flags) {
@@ -11677,6 +11812,7 @@ var log = async (ctx) => {
   const names = ctx.flags["name-only"] || ctx.flags["name-status"];
   const withDiff = ctx.flags.stat || ctx.flags.patch || names;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : void 0;
+  const prefixes = ctx.flags.patch && !names ? diffPrefixes(repo) : void 0;
   const pretty2 = await prettyOptions(repo, ctx.flags);
   const { format } = pretty2;
   const lanes = graph ? new CommitGraph((oid) => !hide.has(oid)) : null;
@@ -11706,7 +11842,7 @@ var log = async (ctx) => {
     parts.push(lanes ? lanes.showMessage(message) : message);
     if (terminated) parts.push((lanes && !missingNewline ? lanes.paddingLine() : "") + "\n");
     if (!withDiff || c.parents.length > 1) continue;
-    const rendered = await commitDiff(repo, c.id, paths, policy, algorithm);
+    const rendered = await commitDiff(repo, c.id, paths, policy, algorithm, prefixes);
     const body = diffBody(rendered, ctx.flags);
     if (body === "") continue;
     const prefix = lanes ? lanes.paddingLine() : "";
@@ -12491,7 +12627,8 @@ var stashShow = async (ctx) => {
   const rendered = await renderDiff(repo, await withRenames(repo, kept, {
     "find-renames": 50
   }), {
-    algorithm: lineAlgorithm(repo, {})
+    algorithm: lineAlgorithm(repo, {}),
+    prefixes: ctx.flags.patch ? diffPrefixes(repo) : void 0
   });
   const stat = !ctx.flags.patch || ctx.flags.stat;
   const out = await emit(ctx, rendered, {

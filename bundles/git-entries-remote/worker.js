@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-Y4OCTDWJ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-FS2RDZDI.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1018,6 +1018,16 @@ function asciiEscape(b) {
   if (b >= 32 && b < 127) return null;
   if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
   return "\\" + b.toString(8).padStart(3, "0");
+}
+function displayWidth(text) {
+  let width = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (code < 32 || code >= 127 && code < 160 || code >= 768 && code < 880 || code === 8203) continue;
+    const wide = code >= 4352 && code <= 4447 || code >= 11904 && code <= 42191 && code !== 12351 || code >= 44032 && code <= 55203 || code >= 63744 && code <= 64255 || code >= 65072 && code <= 65103 || code >= 65280 && code <= 65376 || code >= 65504 && code <= 65510 || code >= 127744 && code <= 129791 || code >= 131072 && code <= 262141;
+    width += wide ? 2 : 1;
+  }
+  return width;
 }
 var HEX = Array.from({
   length: 256
@@ -3468,17 +3478,44 @@ var LockFile = class _LockFile {
 var GitConfig = class {
   /** `section.subsection.key` (section and key lower-cased) → values in file order. */
   values = /* @__PURE__ */ new Map();
+  /** Keys whose last value is the command line's (`override`), so a bad one is blamed on the call's words. */
+  #fromCommandLine = /* @__PURE__ */ new Set();
   get(key) {
     const list = this.values.get(normalizeKey(key));
     return list?.[list.length - 1];
   }
+  /**
+   * A boolean as git reads one (config.c's git_config_bool): a key with no `=` is true, an empty value
+   * false, true/yes/on and false/no/off in any case, or an integer (non-zero is true). Any other value
+   * stops the call with git's own complaint, naming the key, where git dies too.
+   */
   getBool(key, fallback) {
     const value = this.get(key);
     if (value === void 0) return fallback;
-    const v = value.toLowerCase();
-    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
-    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
-    return fallback;
+    const parsed = parseGitBool(value);
+    if (parsed === null && this.#fromCommandLine.has(normalizeKey(key))) {
+      throw new PtermError("InvalidArgs", `git: -c ${key}=${value}: bad boolean config value '${value}' for '${normalizeKey(key)}'; give true or false.`, {
+        helpFor: "git"
+      });
+    }
+    if (parsed === null) {
+      throw new PtermError("InvalidConfig", `bad boolean config value '${value}' for '${normalizeKey(key)}': set it to true or false with the real git (\`git config ${normalizeKey(key)} false\`).`);
+    }
+    return parsed;
+  }
+  /**
+   * The settings of the command line (git's `-c key=value`, `-c key` alone for true) over the file's: each
+   * is the last value of its key, as git reads the command line's scope after every file.
+   */
+  override(settings) {
+    for (const [key, value] of settings) {
+      const normalized = normalizeKey(key);
+      this.#fromCommandLine.add(normalized);
+      this.values.set(normalized, [
+        ...this.values.get(normalized) ?? [],
+        value
+      ]);
+    }
   }
   keys() {
     return [
@@ -3486,6 +3523,13 @@ var GitConfig = class {
     ];
   }
 };
+function parseGitBool(value) {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "yes" || v === "on") return true;
+  if (v === "" || v === "false" || v === "no" || v === "off") return false;
+  if (/^[-+]?\d+[kmg]?$/i.test(v)) return !/^[-+]?0+[kmg]?$/i.test(v);
+  return null;
+}
 function normalizeKey(key) {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
@@ -3808,7 +3852,7 @@ function excludePtermState(gitdir) {
   Deno.writeTextFileSync(path, (text && !text.endsWith("\n") ? text + "\n" : text) + addition);
   return true;
 }
-function openRepo(dir, label = dir, root) {
+function openRepo(dir, label = dir, root, commandLine = []) {
   const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
   if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
     throw new PtermError("NotARepository", kind === "folder" ? `${label} is not a git repository (no .git folder there). Create one with \`git init --dir ${label}\`, or give --repo the top folder of the work tree.` : `${label}/.git is a gitfile whose git folder is not a repository (no objects/ and refs/ there); repair it with the real git.`);
@@ -3829,6 +3873,7 @@ function openRepo(dir, label = dir, root) {
     } catch {
     }
   }
+  config.override(commandLine);
   const worktree = kind === "folder" ? config.get("core.worktree") : void 0;
   if (worktree !== void 0) {
     let target = null;
@@ -3872,9 +3917,13 @@ function openRepo(dir, label = dir, root) {
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
     quotePath: config.getBool("core.quotepath", true),
+    commandLine,
     label,
     root
   };
+}
+function reopenRepo(repo, root = repo.root) {
+  return openRepo(repo.dir, repo.label, root, repo.commandLine);
 }
 function initRepo(dir, initialBranch) {
   const gitdir = `${dir}/.git`;
@@ -6546,7 +6595,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-IBUWKWNN.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-LU46G6HE.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6852,7 +6901,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-T2R3LX25.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-B6U765CP.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -7051,7 +7100,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-CM3R2KY2.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-RC43BAXF.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7187,7 +7236,7 @@ async function fetchInto(options) {
       maxBytes: options.maxBytes
     }, connection);
   }
-  const fresh = outcome?.pack ? openRepo(repo.dir, repo.label, connection.root) : repo;
+  const fresh = outcome?.pack ? reopenRepo(repo, connection.root) : repo;
   const shallow = new Set(shallowBefore);
   for (const s of outcome?.shallow ?? []) shallow.add(s);
   for (const s of outcome?.unshallow ?? []) shallow.delete(s);
@@ -7345,7 +7394,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-UD4OY3CV.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-BUO6CBNR.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7420,7 +7469,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-UD4OY3CV.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-BUO6CBNR.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -7604,10 +7653,10 @@ function authorFromConfig(section) {
     ...DEFAULT_AUTHOR
   };
 }
-function repositoryIdentity(config, ptermSection) {
+function repositoryIdentity(config, ptermSection, role = "author") {
   const fallback = authorFromConfig(ptermSection);
-  const name = config.get("author.name") ?? config.get("user.name");
-  const email = config.get("author.email") ?? config.get("user.email");
+  const name = config.get(`${role}.name`) ?? config.get("user.name");
+  const email = config.get(`${role}.email`) ?? config.get("user.email");
   return {
     name: name !== void 0 && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
     email: email !== void 0 && !/[<>\s\0]/.test(email) ? email : fallback.email
@@ -7687,6 +7736,79 @@ Name one, e.g. \`${commandPath} --repo ${quoteWord(near[0])}\`${options.plainRoo
   if (options.plainRoot) return ".";
   const init = rootHasContent(root) ? "Create one in a folder of its own, e.g. `git init --dir myproject`, then pass `--repo myproject`" : "Create one with `git init` (the workspace root) or `git init --dir myproject`";
   throw new PtermError("NotARepository", `${commandPath}: no --repo given, and there is no repository here: the workspace root is not one and none is directly under it or one level down. ${init}.`);
+}
+
+// commands/git/repo/command_line_config.ts
+var FOLLOWED_SETTINGS = [
+  "user.name",
+  "user.email",
+  "core.quotePath",
+  "core.abbrev",
+  "core.autocrlf",
+  "core.safecrlf",
+  "core.eol",
+  "core.fileMode",
+  "status.showUntrackedFiles",
+  "status.renames",
+  "status.aheadBehind",
+  "log.decorate",
+  "log.date",
+  "log.abbrevCommit",
+  "format.pretty",
+  "diff.renames",
+  "diff.algorithm",
+  "diff.ignoreSubmodules",
+  "diff.noprefix",
+  "diff.mnemonicPrefix",
+  "merge.conflictStyle",
+  "branch.sort",
+  "tag.sort",
+  "branch.autoSetupMerge",
+  "checkout.guess",
+  "fetch.prune",
+  "push.default",
+  "pull.rebase",
+  "advice.*"
+];
+var FOLLOWED = new Set(FOLLOWED_SETTINGS.filter((k) => !k.endsWith("*")).map((k) => k.toLowerCase()));
+function isFollowedSetting(key) {
+  const lower = key.toLowerCase();
+  return FOLLOWED.has(lower) || /^advice\.[a-z0-9-]+$/.test(lower);
+}
+function parseSetting(text) {
+  const eq = text.indexOf("=");
+  const key = eq < 0 ? text : text.slice(0, eq);
+  if (!/^[A-Za-z][A-Za-z0-9-]*\.(.*\.)?[A-Za-z][A-Za-z0-9-]*$/s.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${text}: a setting is section.name=value, as \`git -c core.quotePath=false status\`.`, {
+      helpFor: "git"
+    });
+  }
+  return [
+    key,
+    eq < 0 ? "true" : text.slice(eq + 1)
+  ];
+}
+function refuseSetting(key, value) {
+  if (/^column\./i.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`, {
+      helpFor: "git"
+    });
+  }
+  throw new PtermError("InvalidArgs", `git: -c ${key} is not applied by pterm. It follows these settings for one call: ${FOLLOWED_SETTINGS.join(", ")}; and accepts display ones (color.*, pager.*, core.pager, column.* never/auto). Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`, {
+    helpFor: "git"
+  });
+}
+function commandLineSettings(values) {
+  const settings = [];
+  for (const text of values ?? []) {
+    const [key, value] = parseSetting(text);
+    if (!isFollowedSetting(key)) refuseSetting(key, value);
+    settings.push([
+      key,
+      value
+    ]);
+  }
+  return settings;
 }
 
 // commands/git/repo/upstream_config.ts
@@ -7933,10 +8055,9 @@ async function openFromFlags(ctx, access = "write") {
     throw new PtermError("NotFound", `${label} ${target} does not exist. Create a repository with \`git init --dir ${quoteWord(target)}\`.`);
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
-  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+  const settings = commandLineSettings(ctx.flags.config);
+  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root, settings);
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  const quotePath = ctx.flags["quote-path"];
-  if (quotePath !== void 0) repo.quotePath = quotePath === "true";
   return {
     repo,
     policy: pathPolicy(confined.rel, confined.abs),
@@ -8128,7 +8249,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-PFXIIX7T.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-34E36BDW.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8294,8 +8415,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-BK4RYKMB.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-6ZAPMLSG.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-MARTTFDZ.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-XEOUU224.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8331,9 +8452,7 @@ var pull = async (ctx) => {
     who: signatureNow(authorOf(ctx, repo))
   });
   reportFetch(ctx, name, fetched.refs);
-  const quotePath = repo.quotePath;
-  repo = openRepo(repo.dir, repo.label, ctx.workspace.root);
-  repo.quotePath = quotePath;
+  repo = reopenRepo(repo, ctx.workspace.root);
   if (!resolveRefOid(repo, tracking)) {
     throw new PtermError("NotFound", `${name} has no ${merge.replace(/^refs\/heads\//, "")} to pull (${tracking} is absent).`);
   }
@@ -8341,7 +8460,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-T2R3LX25.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-B6U765CP.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8367,11 +8486,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-T2R3LX25.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-B6U765CP.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-BK4RYKMB.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-WB7STDEI.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-MARTTFDZ.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-LZ4NZ5MT.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8394,7 +8513,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-BGZPW4JV.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-BNXDHE3V.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -8413,6 +8532,8 @@ var pull = async (ctx) => {
     fetched: fetched.refs,
     transfer: fetched.stats
   };
+  ctx.stdout.write(outcome.printed.stdout);
+  ctx.stderr.write(outcome.printed.stderr);
   if (outcome.outcome === "conflict") {
     throw new PtermError("Conflict", `merging ${name}/${upstreamName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. Edit them, \`git add\` them and \`git commit\`, or \`git merge --repo ${rel} --abort\`.`, {
       result: {
@@ -8421,9 +8542,6 @@ var pull = async (ctx) => {
       }
     });
   }
-  ctx.stdout.write(outcome.outcome === "up-to-date" ? "Already up to date.\n" : outcome.outcome === "fast-forward" ? `Fast-forward to ${outcome.head.slice(0, 7)} (${plural(outcome.changed.length, "path")} changed).
-` : `Merged ${name}/${upstreamName}: ${outcome.head.slice(0, 7)}.
-`);
   return {
     ...fields,
     outcome: outcome.outcome
@@ -8455,7 +8573,7 @@ var remotes = async (ctx) => {
       };
     });
   };
-  const reopened = () => openRepo(repo.dir, repo.label, ctx.workspace.root);
+  const reopened = () => reopenRepo(repo, ctx.workspace.root);
   const exists2 = (remote) => repo.config.get(`remote.${remote}.url`) !== void 0;
   const needName = (what) => {
     if (!name) {
@@ -8475,8 +8593,21 @@ var remotes = async (ctx) => {
   if (action === "list") {
     if (name || url) throw new PtermError("InvalidArgs", "list takes no name or URL.");
     const all = describeAll(repo);
-    ctx.stdout.write(all.length ? all.map((r) => `${r.name}	${r.url ?? "(no url)"}${r.allowed ? "" : "	(not in git.remotes.allow)"}`).join("\n") + "\n" : `${rel} has no remotes; add one with \`git remote --repo ${rel} add origin <url>\`.
+    ctx.stdout.write([
+      ...all
+    ].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0).map((r) => {
+      if (!ctx.flags.verbose) return `${r.name}
+`;
+      const push2 = repo.config.get(`remote.${r.name}.pushurl`) ?? r.url ?? "";
+      return `${r.name}	${r.url ?? ""} (fetch)
+${r.name}	${push2} (push)
+`;
+    }).join(""));
+    const barred = all.filter((r) => !r.allowed).map((r) => r.name);
+    if (barred.length) {
+      ctx.stderr.write(`[Note] pterm fetches from and pushes to none of ${barred.join(", ")}: not in git.remotes.allow of pterm.json (result.remotes[].allowed).
 `);
+    }
     return {
       repo_path: rel,
       action: "list",
@@ -8608,6 +8739,7 @@ export {
   hasRawBytes,
   encodeName,
   quoteName,
+  displayWidth,
   toHex,
   fromHex,
   comparePaths,

@@ -292,17 +292,44 @@ var encoder = new TextEncoder();
 var GitConfig = class {
   /** `section.subsection.key` (section and key lower-cased) → values in file order. */
   values = /* @__PURE__ */ new Map();
+  /** Keys whose last value is the command line's (`override`), so a bad one is blamed on the call's words. */
+  #fromCommandLine = /* @__PURE__ */ new Set();
   get(key) {
     const list = this.values.get(normalizeKey(key));
     return list?.[list.length - 1];
   }
+  /**
+   * A boolean as git reads one (config.c's git_config_bool): a key with no `=` is true, an empty value
+   * false, true/yes/on and false/no/off in any case, or an integer (non-zero is true). Any other value
+   * stops the call with git's own complaint, naming the key, where git dies too.
+   */
   getBool(key, fallback) {
     const value = this.get(key);
     if (value === void 0) return fallback;
-    const v = value.toLowerCase();
-    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
-    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
-    return fallback;
+    const parsed = parseGitBool(value);
+    if (parsed === null && this.#fromCommandLine.has(normalizeKey(key))) {
+      throw new PtermError("InvalidArgs", `git: -c ${key}=${value}: bad boolean config value '${value}' for '${normalizeKey(key)}'; give true or false.`, {
+        helpFor: "git"
+      });
+    }
+    if (parsed === null) {
+      throw new PtermError("InvalidConfig", `bad boolean config value '${value}' for '${normalizeKey(key)}': set it to true or false with the real git (\`git config ${normalizeKey(key)} false\`).`);
+    }
+    return parsed;
+  }
+  /**
+   * The settings of the command line (git's `-c key=value`, `-c key` alone for true) over the file's: each
+   * is the last value of its key, as git reads the command line's scope after every file.
+   */
+  override(settings) {
+    for (const [key, value] of settings) {
+      const normalized = normalizeKey(key);
+      this.#fromCommandLine.add(normalized);
+      this.values.set(normalized, [
+        ...this.values.get(normalized) ?? [],
+        value
+      ]);
+    }
   }
   keys() {
     return [
@@ -310,6 +337,13 @@ var GitConfig = class {
     ];
   }
 };
+function parseGitBool(value) {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "yes" || v === "on") return true;
+  if (v === "" || v === "false" || v === "no" || v === "off") return false;
+  if (/^[-+]?\d+[kmg]?$/i.test(v)) return !/^[-+]?0+[kmg]?$/i.test(v);
+  return null;
+}
 function normalizeKey(key) {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
@@ -743,6 +777,77 @@ function parseProxyUrl(input) {
   return proxy;
 }
 
+// commands/git/repo/command_line_config.ts
+var FOLLOWED_SETTINGS = [
+  "user.name",
+  "user.email",
+  "core.quotePath",
+  "core.abbrev",
+  "core.autocrlf",
+  "core.safecrlf",
+  "core.eol",
+  "core.fileMode",
+  "status.showUntrackedFiles",
+  "status.renames",
+  "status.aheadBehind",
+  "log.decorate",
+  "log.date",
+  "log.abbrevCommit",
+  "format.pretty",
+  "diff.renames",
+  "diff.algorithm",
+  "diff.ignoreSubmodules",
+  "diff.noprefix",
+  "diff.mnemonicPrefix",
+  "merge.conflictStyle",
+  "branch.sort",
+  "tag.sort",
+  "branch.autoSetupMerge",
+  "checkout.guess",
+  "fetch.prune",
+  "push.default",
+  "pull.rebase",
+  "advice.*"
+];
+var FOLLOWED = new Set(FOLLOWED_SETTINGS.filter((k) => !k.endsWith("*")).map((k) => k.toLowerCase()));
+var OPENS_NO_REPOSITORY = /* @__PURE__ */ new Set([
+  "clone",
+  "init",
+  "ls-remote"
+]);
+function isFollowedSetting(key) {
+  const lower = key.toLowerCase();
+  return FOLLOWED.has(lower) || /^advice\.[a-z0-9-]+$/.test(lower);
+}
+function isDisplaySetting(key, value) {
+  const lower = key.toLowerCase();
+  if (/^column\./.test(lower)) return /(^|[\s,])(never|auto)($|[\s,])/i.test(value);
+  return /^(color\.|pager\.|core\.pager$)/.test(lower);
+}
+function parseSetting(text) {
+  const eq = text.indexOf("=");
+  const key = eq < 0 ? text : text.slice(0, eq);
+  if (!/^[A-Za-z][A-Za-z0-9-]*\.(.*\.)?[A-Za-z][A-Za-z0-9-]*$/s.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${text}: a setting is section.name=value, as \`git -c core.quotePath=false status\`.`, {
+      helpFor: "git"
+    });
+  }
+  return [
+    key,
+    eq < 0 ? "true" : text.slice(eq + 1)
+  ];
+}
+function refuseSetting(key, value) {
+  if (/^column\./i.test(key)) {
+    throw new PtermError("InvalidArgs", `git: -c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`, {
+      helpFor: "git"
+    });
+  }
+  throw new PtermError("InvalidArgs", `git: -c ${key} is not applied by pterm. It follows these settings for one call: ${FOLLOWED_SETTINGS.join(", ")}; and accepts display ones (color.*, pager.*, core.pager, column.* never/auto). Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`, {
+    helpFor: "git"
+  });
+}
+
 // commands/git/spellings.ts
 var TAKES_AUTHOR = /* @__PURE__ */ new Set([
   "commit",
@@ -752,29 +857,6 @@ var TAKES_AUTHOR = /* @__PURE__ */ new Set([
   "stash",
   "var"
 ]);
-var QUOTES_NAMES = /* @__PURE__ */ new Set([
-  "status",
-  "diff",
-  "show",
-  "log",
-  "ls-files",
-  "ls-tree",
-  "diff-tree",
-  "cat-file",
-  "grep",
-  "blame",
-  "apply",
-  "clean",
-  "rebase",
-  "pull",
-  "stash show"
-]);
-function gitBool(value) {
-  const v = value.toLowerCase();
-  if (v === "true" || v === "yes" || v === "on" || v === "1") return true;
-  if (v === "" || v === "false" || v === "no" || v === "off" || v === "0") return false;
-  return null;
-}
 var DISPLAY_WORDS = /* @__PURE__ */ new Set([
   "--no-pager",
   "-P",
@@ -782,9 +864,6 @@ var DISPLAY_WORDS = /* @__PURE__ */ new Set([
   "--color=never",
   "--no-optional-locks"
 ]);
-function isDisplaySetting(key) {
-  return /^(color\.|pager\.|core\.pager$|advice\.|column\.|log\.decorate$|diff\.noprefix$)/i.test(key);
-}
 function refuse(message) {
   throw new PtermError("InvalidArgs", `git: ${message}`, {
     helpFor: "git"
@@ -795,7 +874,7 @@ var gitSpellings = {
     const rest = words.slice(1);
     const repoParts = [];
     const identity = {};
-    let quotePath;
+    const settings = [];
     let i = 0;
     for (; i < rest.length; i++) {
       const word = rest[i];
@@ -809,23 +888,12 @@ var gitSpellings = {
       if (word === "-c" || word.startsWith("-c") && word.length > 2 && word.includes("=")) {
         const setting = word === "-c" ? rest[++i] : word.slice(2);
         if (setting === void 0) refuse("-c needs a setting: `git -c user.name=Ada <subcommand> \u2026`.");
-        const eq = setting.indexOf("=");
-        const key = (eq < 0 ? setting : setting.slice(0, eq)).toLowerCase();
-        const value = eq < 0 ? "" : setting.slice(eq + 1);
-        if (key === "core.quotepath") {
-          const parsed = eq < 0 ? true : gitBool(value);
-          if (parsed === null) refuse(`bad boolean config value '${value}' for 'core.quotepath': give true or false.`);
-          quotePath = parsed;
-          continue;
-        }
-        if (key.startsWith("column.") && !/(^|[\s,])(never|auto)($|[\s,])/i.test(value)) {
-          refuse(`-c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`);
-        }
-        if (key === "user.name") identity.name = value;
-        else if (key === "user.email") identity.email = value;
-        else if (!isDisplaySetting(key)) {
-          refuse(`-c ${key} is not applied by pterm: only user.name, user.email, core.quotePath and display settings (color.*, core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's git section (author, default_repo).`);
-        }
+        const [key, value] = parseSetting(setting);
+        if (isDisplaySetting(key, value)) continue;
+        if (!isFollowedSetting(key)) refuseSetting(key, value);
+        if (/^user\.name$/i.test(key)) identity.name = value;
+        else if (/^user\.email$/i.test(key)) identity.email = value;
+        settings.push(`${key}=${value}`);
         continue;
       }
       if (word === "--git-dir" || word.startsWith("--git-dir=") || word === "--work-tree" || word.startsWith("--work-tree=")) {
@@ -847,9 +915,22 @@ var gitSpellings = {
     const paths = dashes < 0 ? [] : sub.slice(dashes);
     const kept = flags.filter((w) => !DISPLAY_WORDS.has(w) && w !== "--color=auto" && w !== "--color=always").filter((w, k) => !(sub[0] === "apply" && k > 0 && w === "-"));
     const added = [];
+    if (repoParts.length && OPENS_NO_REPOSITORY.has(sub[0] ?? "")) {
+      const valued = /^(-b|--initial-branch|--branch|--template|--separate-git-dir|--depth|--origin|-o)$/;
+      const named = sub.slice(1).filter((w, k, all) => !w.startsWith("-") && !valued.test(all[k - 1] ?? ""));
+      const base = repoParts.join("/");
+      const given = sub[0] === "init" ? named[0] : named[1];
+      const target = given === void 0 ? base : `${base}/${given}`;
+      const line = sub[0] === "init" ? `git init ${target}` : sub[0] === "clone" ? `git clone ${named[0] ?? "<url>"} ${given === void 0 ? `${base}/<name>` : target}` : `git ls-remote ${named[0] ?? "<url>"}`;
+      refuse(`-C ${base} names a repository to work in, and \`git ${sub[0]}\` opens none: \`${line}\`.`);
+    }
     if (repoParts.length) added.push("--repo", repoParts.join("/"));
-    const named = sub[0] === "stash" ? `stash ${sub[1] ?? ""}` : sub[0] ?? "";
-    if (quotePath !== void 0 && QUOTES_NAMES.has(named)) added.push(`--quote-path=${quotePath}`);
+    if (settings.length && OPENS_NO_REPOSITORY.has(sub[0] ?? "")) {
+      const kept2 = settings.filter((s) => !/^(user\.(name|email)|core\.quotepath)=/i.test(s));
+      if (kept2.length) {
+        refuse(`-c ${kept2[0]} is not applied to \`git ${sub[0]}\`: run it without, then set the setting in the repository (\`git config ${kept2[0].replace("=", " ")}\`).`);
+      }
+    } else for (const setting of settings) added.push(`--config=${setting}`);
     if (identity.name !== void 0 || identity.email !== void 0) {
       const stashPush = sub[0] === "stash" && (sub[1] === void 0 || sub[1] === "push" || sub[1].startsWith("-"));
       if (TAKES_AUTHOR.has(sub[0] ?? "") && (sub[0] !== "stash" || stashPush)) {
@@ -876,16 +957,13 @@ var repoFlag = (access) => ({
   path: access,
   description: "The repository's top folder (the one holding .git), relative to the workspace root. Default: the root if it is a repository, else git.default_repo in pterm.json, else the only repository directly under the root or one level down."
 });
-var quotePathFlag = {
-  name: "quote-path",
+var configFlag = {
+  name: "config",
   type: "string",
+  repeatable: true,
   compat: true,
-  choices: [
-    "true",
-    "false"
-  ],
-  valueName: "bool",
-  description: "What git's `-c core.quotePath=\u2026` becomes: core.quotePath for this call. false prints names with characters outside ASCII as they are (`caf\xE9.txt`), true escapes them (`\"caf\\303\\251.txt\"`). Default: the repository's core.quotePath, else true."
+  valueName: "key=value",
+  description: "What git's `-c key=value` becomes: the setting for this call, over the repository's own (`-c core.quotePath=false`: names outside ASCII printed as they are). Only the settings that change what pterm prints or how it reads the work tree are taken; any other is refused by name."
 };
 var pathFlag = (what) => ({
   name: "path",
@@ -926,7 +1004,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-FGUW4KXV.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-Q7EA3W2X.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [
@@ -1132,7 +1210,10 @@ function leaf(name, summary, flags, examples, extra = {}) {
   return {
     name,
     summary,
-    flags,
+    flags: OPENS_NO_REPOSITORY.has(name) ? flags : [
+      ...flags,
+      configFlag
+    ],
     capabilities: FS,
     examples,
     result: schema(name),
@@ -1186,7 +1267,6 @@ var initSpec = leaf("init", "Create an empty repository (an existing one is repo
 // commands/git/sub/status.ts
 var statusFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("Only report these paths"),
   {
     name: "short",
@@ -1260,9 +1340,12 @@ var addFlags = [
     type: "boolean",
     description: "Also stage files a .gitignore excludes (only those named by --path)."
   },
-  compat("verbose", "Accepted; the result lists what was staged.", {
-    short: "v"
-  })
+  {
+    name: "verbose",
+    short: "v",
+    type: "boolean",
+    description: "Print each path staged, as git does (`add 'x'`, `remove 'y'`); without it git add prints nothing."
+  }
 ];
 var addSpec = leaf("add", "Stage changes (new, modified and deleted files).", addFlags, [
   {
@@ -1604,7 +1687,6 @@ var configSpec = leaf("config", "Read the repository's git config; write the key
 // commands/git/sub/log.ts
 var logFlags = [
   repoFlag("read"),
-  quotePathFlag,
   {
     name: "max",
     short: "n",
@@ -2075,7 +2157,6 @@ var restoreSpec = leaf("restore", "Restore files in the work tree or the index (
 // commands/git/sub/diff.ts
 var diffFlags = [
   repoFlag("read"),
-  quotePathFlag,
   {
     name: "word-diff",
     type: "boolean",
@@ -2183,7 +2264,6 @@ var diffSpec = leaf("diff", "Show changes as a unified diff (work tree, index, o
 // commands/git/sub/show.ts
 var showFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("Only show the diff of this path"),
   {
     name: "stat",
@@ -2382,7 +2462,6 @@ var stashRefFlags = [
 ];
 var stashShowFlags = [
   repoFlag("read"),
-  quotePathFlag,
   {
     name: "patch",
     short: "p",
@@ -2802,7 +2881,6 @@ var cherryPickSpec = leaf("cherry-pick", "Apply the change another commit made, 
 // commands/git/sub/rebase.ts
 var rebaseFlags = [
   repoFlag("write"),
-  quotePathFlag,
   {
     name: "onto",
     type: "string",
@@ -2875,7 +2953,6 @@ var rebaseSpec = leaf("rebase", "Replay the current branch's own commits on top 
 // commands/git/sub/clean.ts
 var cleanFlags = [
   repoFlag("write"),
-  quotePathFlag,
   pathFlag("Only clean under this path"),
   {
     name: "force",
@@ -2916,7 +2993,6 @@ var cleanSpec = leaf("clean", "Delete untracked files (git clean): -n lists them
 // commands/git/sub/blame.ts
 var blameFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("The file to blame"),
   {
     name: "lines",
@@ -2986,7 +3062,6 @@ var blameSpec = leaf("blame", "Show which commit last changed each line of a fil
 // commands/git/sub/grep.ts
 var grepFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("Only search under this path"),
   {
     name: "regexp",
@@ -3154,7 +3229,6 @@ var revParseSpec = leaf("rev-parse", "Print the commit id a revision names, or t
 // commands/git/sub/ls_files.ts
 var lsFilesFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("Only these paths"),
   {
     name: "cached",
@@ -3346,7 +3420,6 @@ var fetchSpec = leaf("fetch", "Bring a remote's new commits and tags in (network
 // commands/git/sub/pull.ts
 var pullFlags = [
   repoFlag("write"),
-  quotePathFlag,
   confirmFlag,
   {
     name: "rebase",
@@ -3395,9 +3468,12 @@ var pullSpec = leaf("pull", "Fetch the current branch's upstream and merge it (n
 // commands/git/sub/remote.ts
 var remoteFlags = [
   repoFlag("write"),
-  compat("verbose", "Accepted: each remote is listed with its URL.", {
-    short: "v"
-  })
+  {
+    name: "verbose",
+    short: "v",
+    type: "boolean",
+    description: "List each remote's fetch and push URL (`origin	https://\u2026 (fetch)`), as git; without it, the names."
+  }
 ];
 var remoteSpec = leaf("remote", "List, add, remove or re-point remotes (no network).", remoteFlags, [
   {
@@ -3571,7 +3647,6 @@ var revListSpec = leaf("rev-list", "The commit ids a revision reaches, newest fi
 // commands/git/sub/ls_tree.ts
 var lsTreeFlags = [
   repoFlag("read"),
-  quotePathFlag,
   {
     name: "recursive",
     short: "r",
@@ -3633,7 +3708,6 @@ var lsTreeSpec = leaf("ls-tree", "The files and folders of a commit's tree, as g
 // commands/git/sub/diff_tree.ts
 var diffTreeFlags = [
   repoFlag("read"),
-  quotePathFlag,
   {
     name: "recursive",
     short: "r",
@@ -3692,7 +3766,6 @@ var diffTreeSpec = leaf("diff-tree", "What a commit changed (or what differs bet
 var DEFAULT_BATCH_FORMAT = "%(objectname) %(objecttype) %(objectsize)";
 var catFileFlags = [
   repoFlag("read"),
-  quotePathFlag,
   {
     name: "type",
     short: "t",
@@ -4054,7 +4127,6 @@ var varSpec = leaf("var", "Who a commit made now would name (GIT_AUTHOR_IDENT, G
 // commands/git/sub/apply.ts
 var applyFlags = [
   repoFlag("write"),
-  quotePathFlag,
   {
     name: "patch-file",
     type: "string",

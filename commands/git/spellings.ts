@@ -1,56 +1,28 @@
 /**
  * Real git's options before the subcommand, rewritten into pterm's words:
  * `git -C proj status` is `git status --repo proj`; `git --no-pager log` and `--no-color` change
- * nothing pterm prints and are dropped; `-c user.name=… -c user.email=…` become `--author` for
- * the subcommands that make commits or tags; `-c core.quotePath=…` becomes --quote-path for the
- * subcommands that print names. Anything else git takes there is refused with what to
- * run instead, never ignored with another meaning.
+ * nothing pterm prints and are dropped; `-c key=value` becomes `--config=key=value`, the setting for
+ * this call (repo/command_line_config.ts says which are followed; display ones are dropped, the rest
+ * refused by name), and `-c user.name=… -c user.email=…` also `--author` for the subcommands that
+ * make commits or tags. Anything else git takes there is refused with what to run instead, never
+ * ignored with another meaning.
  */
 
 import { PtermError } from "../../core/errors.ts";
 import type { SpellingRewriter } from "../../core/declaration.ts";
+import {
+  isDisplaySetting,
+  isFollowedSetting,
+  OPENS_NO_REPOSITORY,
+  parseSetting,
+  refuseSetting,
+} from "./repo/command_line_config.ts";
 
 /** Subcommands that record an author (a commit, a tag, a stash entry). */
 const TAKES_AUTHOR = new Set(["commit", "merge", "revert", "tag", "stash", "var"]);
 
-/**
- * Subcommands whose text prints path names, and so takes `-c core.quotePath=…` (as their --quote-path);
- * `stash` only as `stash show`. The others print no name that setting would change: it is dropped there.
- */
-export const QUOTES_NAMES = new Set([
-  "status",
-  "diff",
-  "show",
-  "log",
-  "ls-files",
-  "ls-tree",
-  "diff-tree",
-  "cat-file",
-  "grep",
-  "blame",
-  "apply",
-  "clean",
-  "rebase",
-  "pull",
-  "stash show",
-]);
-
-/** git's booleans (config.c's git_parse_maybe_bool): null for a word git refuses. */
-function gitBool(value: string): boolean | null {
-  const v = value.toLowerCase();
-  if (v === "true" || v === "yes" || v === "on" || v === "1") return true;
-  if (v === "" || v === "false" || v === "no" || v === "off" || v === "0") return false;
-  return null;
-}
-
 /** Display options: pterm prints no colour and uses no pager, so these mean nothing here. */
 const DISPLAY_WORDS = new Set(["--no-pager", "-P", "--no-color", "--color=never", "--no-optional-locks"]);
-
-/** `-c` settings that only change how git displays things. */
-function isDisplaySetting(key: string): boolean {
-  return /^(color\.|pager\.|core\.pager$|advice\.|column\.|log\.decorate$|diff\.noprefix$)/i
-    .test(key);
-}
 
 function refuse(message: string): never {
   throw new PtermError("InvalidArgs", `git: ${message}`, { helpFor: "git" });
@@ -61,7 +33,7 @@ export const gitSpellings: SpellingRewriter = {
     const rest = words.slice(1);
     const repoParts: string[] = [];
     const identity: { name?: string; email?: string } = {};
-    let quotePath: boolean | undefined;
+    const settings: string[] = [];
     let i = 0;
     for (; i < rest.length; i++) {
       const word = rest[i];
@@ -76,30 +48,12 @@ export const gitSpellings: SpellingRewriter = {
       if (word === "-c" || (word.startsWith("-c") && word.length > 2 && word.includes("="))) {
         const setting = word === "-c" ? rest[++i] : word.slice(2);
         if (setting === undefined) refuse("-c needs a setting: `git -c user.name=Ada <subcommand> …`.");
-        const eq = setting.indexOf("=");
-        const key = (eq < 0 ? setting : setting.slice(0, eq)).toLowerCase();
-        const value = eq < 0 ? "" : setting.slice(eq + 1);
-        if (key === "core.quotepath") {
-          // `-c core.quotePath` alone means true, as in git; the last one given wins.
-          const parsed = eq < 0 ? true : gitBool(value);
-          if (parsed === null) refuse(`bad boolean config value '${value}' for 'core.quotepath': give true or false.`);
-          quotePath = parsed;
-          continue;
-        }
-        if (key.startsWith("column.") && !/(^|[\s,])(never|auto)($|[\s,])/i.test(value)) {
-          refuse(
-            `-c ${key}=${value} is not followed: pterm prints git's lists one per line, without columns; drop it.`,
-          );
-        }
-        if (key === "user.name") identity.name = value;
-        else if (key === "user.email") identity.email = value;
-        else if (!isDisplaySetting(key)) {
-          refuse(
-            `-c ${key} is not applied by pterm: only user.name, user.email, core.quotePath and display settings ` +
-              "(color.*, core.pager) are accepted before the subcommand. Drop it, or set what pterm reads in pterm.json's " +
-              "git section (author, default_repo).",
-          );
-        }
+        const [key, value] = parseSetting(setting);
+        if (isDisplaySetting(key, value)) continue;
+        if (!isFollowedSetting(key)) refuseSetting(key, value);
+        if (/^user\.name$/i.test(key)) identity.name = value;
+        else if (/^user\.email$/i.test(key)) identity.email = value;
+        settings.push(`${key}=${value}`);
         continue;
       }
       if (
@@ -125,9 +79,32 @@ export const gitSpellings: SpellingRewriter = {
       // `git apply -` names stdin, which `git apply` reads when it names no file.
       .filter((w, k) => !(sub[0] === "apply" && k > 0 && w === "-"));
     const added: string[] = [];
+    if (repoParts.length && OPENS_NO_REPOSITORY.has(sub[0] ?? "")) {
+      // The folder the words name (the last word that is no flag nor a flag's value), under -C's.
+      const valued = /^(-b|--initial-branch|--branch|--template|--separate-git-dir|--depth|--origin|-o)$/;
+      const named = sub.slice(1).filter((w, k, all) => !w.startsWith("-") && !valued.test(all[k - 1] ?? ""));
+      const base = repoParts.join("/");
+      const given = sub[0] === "init" ? named[0] : named[1];
+      const target = given === undefined ? base : `${base}/${given}`;
+      const line = sub[0] === "init"
+        ? `git init ${target}`
+        : sub[0] === "clone"
+        ? `git clone ${named[0] ?? "<url>"} ${given === undefined ? `${base}/<name>` : target}`
+        : `git ls-remote ${named[0] ?? "<url>"}`;
+      refuse(`-C ${base} names a repository to work in, and \`git ${sub[0]}\` opens none: \`${line}\`.`);
+    }
     if (repoParts.length) added.push("--repo", repoParts.join("/"));
-    const named = sub[0] === "stash" ? `stash ${sub[1] ?? ""}` : sub[0] ?? "";
-    if (quotePath !== undefined && QUOTES_NAMES.has(named)) added.push(`--quote-path=${quotePath}`);
+    if (settings.length && OPENS_NO_REPOSITORY.has(sub[0] ?? "")) {
+      // Only display settings (dropped above) mean something to a subcommand that opens no repository:
+      // user.* and core.quotePath change nothing it prints, the rest would change what it writes.
+      const kept = settings.filter((s) => !/^(user\.(name|email)|core\.quotepath)=/i.test(s));
+      if (kept.length) {
+        refuse(
+          `-c ${kept[0]} is not applied to \`git ${sub[0]}\`: run it without, then set the setting in the ` +
+            `repository (\`git config ${kept[0].replace("=", " ")}\`).`,
+        );
+      }
+    } else for (const setting of settings) added.push(`--config=${setting}`);
     if (identity.name !== undefined || identity.email !== undefined) {
       const stashPush = sub[0] === "stash" && (sub[1] === undefined || sub[1] === "push" || sub[1].startsWith("-"));
       if (TAKES_AUTHOR.has(sub[0] ?? "") && (sub[0] !== "stash" || stashPush)) {

@@ -10,6 +10,7 @@ import { bytesEqual, looksBinary, quoteName, ZERO_OID } from "../odb/bytes.ts";
 import { abbreviate } from "../odb/abbrev.ts";
 import { conversionFor, worktreeBlob } from "../worktree/convert.ts";
 import { concatBytes, DEFAULT_ALGORITHM, type LineAlgorithm, lineChanges } from "./line_diff.ts";
+import type { DiffPrefixes } from "./diff.ts";
 import type { Repo } from "../repo/repo.ts";
 import { subprojectText } from "../repo/submodule.ts";
 import { lstatTracked } from "../worktree/worktree.ts";
@@ -33,6 +34,8 @@ export interface CombinedOptions {
    * differs; the work tree's always is.
    */
   readonly result?: CombinedParent | null;
+  /** The names' prefixes on the ---/+++ lines (`a/` and `b/` unless given). */
+  readonly prefixes?: DiffPrefixes;
 }
 
 /** A line lost from some parents: its bytes (no newline) and which parents had it (bit n for parent n). */
@@ -176,8 +179,9 @@ export async function combinedDiff(
       );
     }
     if (!showFileHeader) return;
-    text(`--- ${quoteName(`a/${path}`, repo.quotePath)}\n`);
-    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`b/${path}`, repo.quotePath)}\n`);
+    const prefixes = options.prefixes ?? { a: "a/", b: "b/" };
+    text(`--- ${quoteName(`${prefixes.a}${path}`, repo.quotePath)}\n`);
+    text(`+++ ${resultDeleted ? "/dev/null" : quoteName(`${prefixes.b}${path}`, repo.quotePath)}\n`);
   };
 
   const attribute = (await conversionFor(repo).plan(path)).diff;

@@ -195,7 +195,35 @@ export interface RenderOptions {
   readonly context?: number;
   /** The line diff (git's --diff-algorithm / diff.algorithm; Myers unless given). */
   readonly algorithm?: LineAlgorithm;
+  /** The names' prefixes in the headers (`diffPrefixes`; `a/` and `b/` unless given). */
+  readonly prefixes?: DiffPrefixes;
 }
+
+/** What a patch's headers put before the old and the new name (`diff --git a/x b/x`). */
+export interface DiffPrefixes {
+  readonly a: string;
+  readonly b: string;
+}
+
+/**
+ * The prefixes git's printed diffs use in `repo` (diff.c's diff_setup): none when diff.noprefix holds,
+ * else `a/` and `b/`. diff.mnemonicPrefix would name the compared sides (`i/`, `w/`, `c/`, `o/`),
+ * which pterm does not print: it is refused by name, never ignored.
+ */
+export function diffPrefixes(repo: Repo): DiffPrefixes {
+  if (repo.config.getBool("diff.noprefix", false)) return { a: "", b: "" };
+  if (repo.config.getBool("diff.mnemonicPrefix", false)) {
+    throw new PtermError(
+      "UnsupportedFormat",
+      "diff.mnemonicPrefix=true would name the compared sides (i/, w/, c/) in git's diff headers, which pterm " +
+        "does not print: run it with `-c diff.mnemonicPrefix=false`, or unset it (`git config --unset " +
+        "diff.mnemonicPrefix`).",
+    );
+  }
+  return DEFAULT_PREFIXES;
+}
+
+const DEFAULT_PREFIXES: DiffPrefixes = { a: "a/", b: "b/" };
 
 /**
  * What the `diff` attribute makes of a file, as git's userdiff decides: `-diff` (or `binary`) always
@@ -267,6 +295,7 @@ export async function renderDiff(
 ): Promise<RenderedDiff> {
   const context = options.context ?? 3;
   const algorithm = options.algorithm ?? DEFAULT_ALGORITHM;
+  const prefixes = options.prefixes ?? DEFAULT_PREFIXES;
   const files: DiffFile[] = [];
   const binarySizes = new Map<string, [number, number]>();
   const notUtf8 = new Set<string>();
@@ -299,12 +328,12 @@ export async function renderDiff(
       if (before.oid === after.oid && oldMode === newMode && !part.oldPath && !after.dirty) continue;
       // Names as git prints them: quoted when they need it, and a tab after a name with a space on
       // the ---/+++ lines (so a tool that stops at a tab reads the whole name).
-      const a = part.old ? quoteName(`a/${oldPath}`, repo.quotePath) : "/dev/null";
-      const b = part.new ? quoteName(`b/${part.path}`, repo.quotePath) : "/dev/null";
+      const a = part.old ? quoteName(`${prefixes.a}${oldPath}`, repo.quotePath) : "/dev/null";
+      const b = part.new ? quoteName(`${prefixes.b}${part.path}`, repo.quotePath) : "/dev/null";
       const aTab = part.old && oldPath.includes(" ") ? "\t" : "";
       const bTab = part.new && part.path.includes(" ") ? "\t" : "";
-      let header = `diff --git ${quoteName(`a/${oldPath}`, repo.quotePath)} ${
-        quoteName(`b/${part.path}`, repo.quotePath)
+      let header = `diff --git ${quoteName(`${prefixes.a}${oldPath}`, repo.quotePath)} ${
+        quoteName(`${prefixes.b}${part.path}`, repo.quotePath)
       }\n`;
       if (!part.old) header += `new file mode ${newMode}\n`;
       else if (!part.new) header += `deleted file mode ${oldMode}\n`;

@@ -8,7 +8,8 @@ import type { addFlags } from "../sub/add.ts";
 import { stage } from "../worktree/add.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { unaddressableWarning } from "../porcelain/status.ts";
-import { bounded, openFromFlags, plural, userPaths } from "./common.ts";
+import { bounded, openFromFlags, userPaths } from "./common.ts";
+import { comparePaths } from "../odb/bytes.ts";
 import { stageTracked } from "./basic_shared.ts";
 
 export const add: Handler<typeof addFlags> = async (ctx) => {
@@ -33,13 +34,15 @@ export const add: Handler<typeof addFlags> = async (ctx) => {
       onProgress: (done, total) => ctx.progress({ progress: done, total, message: "files staged" }),
     });
   });
-  const total = result.added.length + result.updated.length + result.removed.length;
-  ctx.stdout.write(
-    total === 0
-      ? "Nothing new to stage.\n"
-      : `Staged ${plural(result.added.length, "new file")}, ${plural(result.updated.length, "changed file")}, ` +
-        `${plural(result.removed.length, "deletion")}.\n`,
-  );
+  // git add prints nothing; with -v each path it staged (tracked files' changes first, then new files).
+  if (ctx.flags.verbose) {
+    const tracked = [
+      ...result.updated.map((path) => ({ path, line: `add '${path}'\n` })),
+      ...result.removed.map((path) => ({ path, line: `remove '${path}'\n` })),
+    ].sort((a, b) => comparePaths(a.path, b.path));
+    const added = [...result.added].sort(comparePaths).map((path) => `add '${path}'\n`);
+    ctx.stdout.write(tracked.map((t) => t.line).join("") + added.join(""));
+  }
   if (result.unaddressable.length) ctx.stderr.write(unaddressableWarning(result.unaddressable));
   const added = bounded(result.added);
   const updated = bounded(result.updated);

@@ -22,6 +22,7 @@ import {
 import { detachedLine } from "./status.ts";
 import { authorOf, type Opened, openFromFlags, refuseUnfollowedLayout } from "./common.ts";
 import { type AnyContext, matchesPattern, type Pos, recordUpstream, trackChoice } from "./change_shared.ts";
+import { abbreviate } from "../odb/abbrev.ts";
 
 /** `git branch --set-upstream-to <upstream> [<name>]` and `--unset-upstream [<name>]`. */
 export async function changeUpstream(
@@ -141,13 +142,12 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
   if (remove) {
     if (start) throw new PtermError("InvalidArgs", "--delete takes one branch name.");
     const oid = await withRepoLock(repo, () => deleteBranch(repo, name, force));
-    ctx.stdout.write(`Deleted branch ${name} (was ${oid.slice(0, 7)}).\n`);
+    ctx.stdout.write(`Deleted branch ${name} (was ${abbreviate(repo, oid)}).\n`);
     return { ...base, action: "delete", branches: listBranches(repo), name, commit: oid };
   }
   if (move) {
     const newName = start!;
     const oid = await withRepoLock(repo, () => renameBranch(repo, name, newName, author, force));
-    ctx.stdout.write(`Renamed branch ${name} to ${newName}.\n`);
     const after = readHead(repo);
     return {
       ...base,
@@ -164,7 +164,8 @@ export const branch: Handler<typeof branchFlags, Pos<"name" | "start">> = async 
     const oid = await createBranch(repo, name, start ?? "HEAD", author, force);
     return { oid, tracking: upstream ? await recordUpstream(repo, name, upstream) : "" };
   });
-  ctx.stdout.write(`Created branch ${name} at ${created.oid.slice(0, 7)}.\n${created.tracking}`);
+  // git branch prints nothing for a new branch but the upstream it set up.
+  ctx.stdout.write(created.tracking);
   return {
     ...base,
     action: "create",

@@ -6,11 +6,18 @@ import { skippedHooks } from "../repo/hooks.ts";
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { stashRefFlags } from "../sub/stash.ts";
-import { readCommit } from "../history/log.ts";
+import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
+import { abbreviate } from "../odb/abbrev.ts";
+import { comparePaths, quoteName } from "../odb/bytes.ts";
+import { resolveCommit } from "../history/revparse.ts";
+import { commitOneLine, headNowAtText } from "../porcelain/summary_text.ts";
+import { computeStatus } from "../porcelain/status.ts";
+import { trackingInfo } from "../porcelain/upstream.ts";
+import { statusAfter, trackingLines } from "./status.ts";
 import { createBranch } from "../porcelain/branches.ts";
 import { abortSequence, continueSequence } from "../porcelain/sequence_control.ts";
 import { switchTo } from "../porcelain/switch.ts";
-import { checkBranchName, readHead, resolveRefOid } from "../repo/refs.ts";
+import { checkBranchName, listRefs, readHead, resolveRefOid } from "../repo/refs.ts";
 import { quitSequence, type Sequence, sequenceCommit } from "../merge/sequence.ts";
 import { setConfigValues } from "../repo/config_edit.ts";
 import { type TrackChoice, upstreamForNewBranch } from "../porcelain/upstream.ts";
@@ -58,6 +65,129 @@ export function checkoutTarget(repo: Opened["repo"], word: string): string {
   return name;
 }
 
+/**
+ * What git's checkout and switch print after HEAD moved (builtin/checkout.c): on stdout the local changes carried
+ * over (`M\tpath`, HEAD against the work tree, unless forced) and the branch's standing against its upstream; on
+ * stderr leaving a detached HEAD (`Previous HEAD position was …`, or the warning about commits left behind), then
+ * `Switched to branch 'x'` (`a new branch`, `and reset`, `Already on`), or for a detached HEAD git's advice (when it
+ * came from a branch without --detach) and `HEAD is now at <id> <subject>`.
+ */
+async function switchedText(
+  repo: Opened["repo"],
+  policy: Opened["policy"],
+  step: {
+    before: ReturnType<typeof readHead>;
+    after: { branch: string | null; head: string };
+    target: string;
+    created: boolean;
+    startGiven: boolean;
+    forceCreate: boolean;
+    resetExisting: boolean;
+    explicitDetach: boolean;
+    force: boolean;
+  },
+): Promise<{ localChanges: string; stdout: string; stderr: string }> {
+  const { before, after } = step;
+  let localChanges = "";
+  // git skips the work tree (and so this list) for a new branch at HEAD's commit (checkout.c's
+  // skip_merge_working_tree), unless forced, detached explicitly or made with -B.
+  const treeSkipped = step.created && !step.startGiven && !step.forceCreate && !step.explicitDetach &&
+    before.oid === after.head;
+  if (!step.force && !treeSkipped) {
+    const report = await computeStatus(repo, loadIndex(repo), policy, { untracked: false });
+    const paths = [...new Set([...report.staged.keys(), ...report.unstaged.keys()])].sort(comparePaths);
+    for (const path of paths) {
+      const staged = report.staged.get(path);
+      const unstaged = report.unstaged.get(path);
+      const code = staged === "A" || staged === "D"
+        ? staged
+        : unstaged === "D"
+        ? "D"
+        : staged === "T" || unstaged === "T"
+        ? "T"
+        : "M";
+      localChanges += `${code}\t${quoteName(path, repo.quotePath)}\n`;
+    }
+  }
+  let stdout = "";
+  let stderr = "";
+  if (!before.branch && before.oid && before.oid !== after.head) {
+    stderr += await leftDetachedText(repo, before.oid, after.head);
+  }
+  if (after.branch) {
+    if (before.branch === after.branch) {
+      stderr += step.resetExisting ? `Reset branch '${after.branch}'\n` : `Already on '${after.branch}'\n`;
+    } else if (step.created) {
+      stderr += step.resetExisting
+        ? `Switched to and reset branch '${after.branch}'\n`
+        : `Switched to a new branch '${after.branch}'\n`;
+    } else stderr += `Switched to branch '${after.branch}'\n`;
+    // git reports the upstream of a branch it switched to, not of one it made from a start point.
+    const tracking = step.created && step.startGiven ? null : await trackingInfo(repo, after.branch, true);
+    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
+  } else {
+    if (before.branch && !step.explicitDetach && repo.config.getBool("advice.detachedHead", true)) {
+      stderr += detachedHeadAdvice(step.target);
+    }
+    stderr += await headNowAtText(repo, after.head);
+    // git reports the upstream of the branch the word named, even when HEAD was detached at it.
+    const named = resolveRefOid(repo, `refs/heads/${step.target}`) ? step.target : null;
+    const tracking = named ? await trackingInfo(repo, named, true) : null;
+    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
+  }
+  return { localChanges, stdout, stderr };
+}
+
+/** git's advice on entering a detached HEAD (checkout.c's detach_advice). */
+function detachedHeadAdvice(name: string): string {
+  return `Note: switching to '${name}'.\n\n` +
+    "You are in 'detached HEAD' state. You can look around, make experimental\n" +
+    "changes and commit them, and you can discard any commits you make in this\n" +
+    "state without impacting any branches by switching back to a branch.\n\n" +
+    "If you want to create a new branch to retain commits you create, you may\n" +
+    "do so (now or later) by using -c with the switch command. Example:\n\n" +
+    "  git switch -c <new-branch-name>\n\n" +
+    "Or undo this operation with:\n\n" +
+    "  git switch -\n\n" +
+    "Turn off this advice by setting config variable advice.detachedHead to false\n\n";
+}
+
+/** Commits left behind listed in git's warning; more are counted (checkout.c's ORPHAN_CUTOFF). */
+const ORPHANS_LISTED = 4;
+
+/**
+ * What git prints when HEAD leaves a detached commit (checkout.c's orphaned_commit_warning): where it was, or,
+ * when commits reachable from it are reachable from no ref and not from the new HEAD, the warning naming them.
+ */
+async function leftDetachedText(repo: Opened["repo"], old: string, now: string): Promise<string> {
+  const kept = await ancestorsOf(repo, now);
+  for (const name of listRefs(repo, "refs").keys()) {
+    let tip: string;
+    try {
+      tip = await resolveCommit(repo, name);
+    } catch {
+      continue; // a ref to a tree or blob holds no commit
+    }
+    if (!kept.has(tip)) { for (const oid of await ancestorsOf(repo, tip)) kept.add(oid); }
+  }
+  const lost = await walkLog(repo, old, Number.MAX_SAFE_INTEGER, null, kept);
+  if (lost.length === 0) return `Previous HEAD position was ${await commitOneLine(repo, old)}\n`;
+  const line = async (oid: string) => `  ${await commitOneLine(repo, oid)}\n`;
+  let listed = "";
+  for (const c of lost.slice(0, ORPHANS_LISTED)) listed += await line(c.id);
+  const more = lost.length - ORPHANS_LISTED;
+  if (more === 1) listed += await line(lost[ORPHANS_LISTED].id);
+  else if (more > 1) listed += ` ... and ${more} more.\n`;
+  const one = lost.length === 1;
+  let text = `Warning: you are leaving ${lost.length} commit${one ? "" : "s"} behind, not connected to\n` +
+    `any of your branches:\n\n${listed}\n`;
+  if (repo.config.getBool("advice.detachedHead", true)) {
+    text += `If you want to keep ${one ? "it" : "them"} by creating a new branch, this may be a good time\n` +
+      `to do so with:\n\n git branch <new-branch-name> ${abbreviate(repo, old)}\n\n`;
+  }
+  return text;
+}
+
 /** Switches HEAD (creating the branch first if asked): the shared body of checkout and switch. */
 export async function switchHead(
   ctx: AnyContext,
@@ -91,6 +221,8 @@ export async function switchHead(
   if (!newBranch && options.track !== "default") {
     throw new PtermError("InvalidArgs", "--track / --no-track go with a new branch (--create <branch>).");
   }
+  const before = readHead(repo);
+  const resetExisting = !!options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`) !== null;
   const outcome = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
     if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
@@ -113,13 +245,19 @@ export async function switchHead(
   const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
   // The branch exists now: its upstream is recorded after it, as git writes it after creating the ref.
   const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
-  ctx.stdout.write(
-    tracking +
-      (outcome.branch
-        ? `Switched to ${action === "create" ? "a new " : ""}branch '${outcome.branch}'`
-        : `HEAD is now detached at ${outcome.head.slice(0, 7)}`) +
-      ` (${plural(outcome.changed.length, "file")} updated).\n`,
-  );
+  const printed = await switchedText(repo, opened.policy, {
+    before,
+    after: outcome,
+    target: target ?? "HEAD",
+    startGiven: target !== undefined,
+    created: newBranch !== undefined,
+    forceCreate: options.forceCreate !== undefined,
+    resetExisting,
+    explicitDetach: options.detach,
+    force: options.force,
+  });
+  ctx.stdout.write(printed.localChanges + tracking + printed.stdout);
+  ctx.stderr.write(printed.stderr);
   const listed = bounded(outcome.changed);
   return {
     repo_path: rel,
@@ -137,6 +275,15 @@ export async function switchHead(
 export function warnSkippedCheckoutHook(ctx: AnyContext, repo: Opened["repo"]): void {
   const hooks = skippedHooks(repo, ["post-checkout"]);
   if (hooks) ctx.stderr.write(`[Warning] ${hooks}\n`);
+}
+
+/**
+ * git's line for a dropped stash entry: the entry as it was named (a bare number and no name at all are
+ * `refs/stash@{N}`, as git's get_stash_info spells them) and its full commit id.
+ */
+export function droppedStashText(word: string | undefined, oid: string): string {
+  const named = word === undefined ? "refs/stash@{0}" : /^\d+$/.test(word) ? `refs/stash@{${word}}` : word;
+  return `Dropped ${named} (${oid})\n`;
 }
 
 export function applyHandler(pop: boolean): Handler<typeof stashRefFlags, Pos<"stash">> {
@@ -168,9 +315,11 @@ export function applyHandler(pop: boolean): Handler<typeof stashRefFlags, Pos<"s
         { result: fields },
       );
     }
-    ctx.stdout.write(
-      `Applied stash@{${n}} (${plural(result.changed.length, "file")})${result.dropped ? " and dropped it" : ""}.\n`,
-    );
+    // git's text: the status after the apply (git runs `git status`), then the drop's line.
+    ctx.stdout.write(await statusAfter(repo, policy));
+    if (result.dropped) {
+      ctx.stdout.write(droppedStashText(ctx.positionals.stash as string | undefined, result.commit_id));
+    }
     return fields;
   };
 }

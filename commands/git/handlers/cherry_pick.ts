@@ -8,6 +8,7 @@ import type { cherryPickFlags } from "../sub/cherry_pick.ts";
 import { cherryPickCommit } from "../porcelain/pick.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags } from "./common.ts";
+import { commitSummaryText, SEQUENCER_SUMMARY } from "../porcelain/summary_text.ts";
 import { finishSequence, type Pos, printingGitRefusal, sequenceAction } from "./change_shared.ts";
 
 export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async (ctx) => {
@@ -61,10 +62,7 @@ export const cherryPick: Handler<typeof cherryPickFlags, Pos<"commit">> = async 
       { result: fields },
     );
   }
-  ctx.stdout.write(
-    result.commit_id
-      ? `Picked ${result.picked.slice(0, 7)} as ${result.commit_id.slice(0, 7)}.\n`
-      : `Applied the change of ${result.picked.slice(0, 7)} to index and work tree (not committed).\n`,
-  );
+  // git's summary of the commit it made (with -n it prints nothing: the change is staged, the result says so).
+  if (result.commit_id) ctx.stdout.write(await commitSummaryText(repo, result.commit_id, SEQUENCER_SUMMARY));
   return fields;
 };

@@ -18,12 +18,13 @@ import {
 } from "../merge/sequence.ts";
 import { describeCommit, readCommit } from "../history/log.ts";
 import { readHead } from "../repo/refs.ts";
-import type { GitAuthor } from "../repo/identity.ts";
+import { type GitAuthor, repositoryIdentity } from "../repo/identity.ts";
 import { pathWithin } from "../odb/tree.ts";
 import { hiddenPathDenied, lstatTracked } from "../worktree/worktree.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags, userPaths } from "./common.ts";
 import { stageTracked } from "./basic_shared.ts";
+import { commitSummaryText } from "../porcelain/summary_text.ts";
 
 /**
  * The message of a commit: each -m a paragraph (as git joins them), or stdin with `-F -`; with
@@ -62,6 +63,8 @@ export function commitMessage(
 export const commit: Handler<typeof commitFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx);
   const author = authorOf(ctx, repo);
+  // --author names the author only; the committer is the repository's identity, as in git.
+  const committer = repositoryIdentity(repo.config, ctx.config, "committer");
   const warnings: string[] = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
@@ -81,6 +84,10 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
   if (only.length && ctx.flags.all) {
     throw new PtermError("InvalidArgs", "give paths or -a, not both: `git commit -a` commits every tracked change.");
   }
+  // git's summary shows the author date when the commit takes another's (--amend, a cherry-pick concluded),
+  // and names a branch's first commit `(root-commit)`.
+  const showDate = amend || sequenceInProgress(repo) === "cherry-pick";
+  const initial = !amend && readHead(repo).oid === null;
   const id = await withRepoLock(repo, async () => {
     let index = loadIndex(repo);
     if (ctx.flags.all) await stageTracked(ctx, repo, index, policy, []);
@@ -105,6 +112,7 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
     return await commitIndex(repo, index, {
       message,
       author,
+      committer,
       ...(amend ? {} : await sequenceCommitOptions(repo, ctx.flags.author !== undefined)),
       allowEmpty: ctx.flags["allow-empty"],
       amend: amend ? { keepAuthor: ctx.flags.author === undefined } : undefined,
@@ -119,7 +127,7 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
       : ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"],
   );
   if (hooks) warnings.push(hooks);
-  ctx.stdout.write(`[${branch ?? "detached HEAD"} ${made.short_id}] ${made.subject}\n`);
+  ctx.stdout.write(await commitSummaryText(repo, id, { showDate, initial }));
   for (const warning of warnings) ctx.stderr.write(`[Warning] ${warning}\n`);
   return {
     repo_path: rel,

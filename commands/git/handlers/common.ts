@@ -7,6 +7,7 @@ import { GitConfig } from "../repo/config.ts";
 import { quoteWord } from "../../../core/grammar.ts";
 import { defaultRepository, hasDotGit } from "../repo/locate.ts";
 import { excludePtermState, openRepo, type Repo } from "../repo/repo.ts";
+import { commandLineSettings } from "../repo/command_line_config.ts";
 import { normalizeUserPath, type PathPolicy, pathPolicy } from "../worktree/worktree.ts";
 import { readIndexFile } from "../worktree/index_file.ts";
 import { resolveRevision } from "../history/revparse.ts";
@@ -41,12 +42,11 @@ export async function openFromFlags(ctx: AnyContext, access: "read" | "write" = 
     );
   }
   if (!hasDotGit(confined.abs)) refuseInsideRepository(ctx, confined.rel);
-  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root);
+  // The command line's settings (git's `-c`, its --config) are read over the repository's own.
+  const settings = commandLineSettings(ctx.flags.config as string[] | undefined);
+  const repo = openRepo(confined.abs, confined.rel, ctx.workspace.root, settings);
   // A root repository keeps pterm's own state out of real git's view too.
   if (confined.rel === ".") excludePtermState(repo.commondir);
-  // `-c core.quotePath=…` on the command line (its --quote-path) over the repository's own setting.
-  const quotePath = ctx.flags["quote-path"] as string | undefined;
-  if (quotePath !== undefined) repo.quotePath = quotePath === "true";
   return { repo, policy: pathPolicy(confined.rel, confined.abs), rel: confined.rel };
 }
 

@@ -7,7 +7,14 @@ import { encoder } from "../odb/bytes.ts";
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { diffFlags } from "../sub/diff.ts";
-import { changesBetween, type FileChange, lineAlgorithm, renderDiff, type RenderedDiff } from "../diff/diff.ts";
+import {
+  changesBetween,
+  diffPrefixes,
+  type FileChange,
+  lineAlgorithm,
+  renderDiff,
+  type RenderedDiff,
+} from "../diff/diff.ts";
 import { combinedDiff, type CombinedParent } from "../diff/combined_diff.ts";
 import { type Index, modeToTreeMode, readIndexFile, S_IFGITLINK } from "../worktree/index_file.ts";
 import { readCommit } from "../history/log.ts";
@@ -140,14 +147,19 @@ export const diff: Handler<typeof diffFlags, readonly [{ name: "args"; descripti
     !policy.hidden(c.path) && (!scope.length || scope.some((s) => pathWithin(c.path, s)))
   );
   const algorithm = lineAlgorithm(repo, ctx.flags);
+  const patchView = !ctx.flags.stat && !ctx.flags.numstat && !ctx.flags.shortstat && !ctx.flags["name-only"] &&
+    !ctx.flags["name-status"];
+  const prefixes = patchView ? diffPrefixes(repo) : undefined;
   const rendered = await renderDiff(repo, [...await withRenames(repo, kept, ctx.flags), ...unmergedKept], {
     context: ctx.flags.context,
     algorithm,
+    prefixes,
   });
   // git prints each unmerged path's combined diff first (diff-files shows them as it meets them), then the rest.
   const combined: { path: string; bytes: Uint8Array }[] = [];
   for (const { path, parents } of combinedKept) {
     const bytes = await combinedDiff(repo, path, parents, {
+      prefixes,
       context: ctx.flags.context,
       dense: !ctx.flags.combined,
       algorithm,

@@ -8,6 +8,8 @@ import type { logFlags } from "../sub/log.ts";
 import { conversionFor } from "../worktree/convert.ts";
 import {
   changesBetween,
+  type DiffPrefixes,
+  diffPrefixes,
   driverFunctionLines,
   lineAlgorithm,
   renderDiff,
@@ -175,12 +177,13 @@ export async function commitDiff(
   paths: string[],
   policy: PathPolicy,
   algorithm: ReturnType<typeof lineAlgorithm> | undefined,
+  prefixes?: DiffPrefixes,
 ): Promise<RenderedDiff> {
   const commit = await readCommit(repo, id);
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
   const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
   const { kept } = filterChanges(changes, paths, policy);
-  return await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm });
+  return await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), { algorithm, prefixes });
 }
 
 /** What a diff prints under a formatted commit: names, the stat, or the patch text (empty: nothing changed). */
@@ -244,6 +247,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
   const names = ctx.flags["name-only"] || ctx.flags["name-status"];
   const withDiff = ctx.flags.stat || ctx.flags.patch || names;
   const algorithm = withDiff ? lineAlgorithm(repo, ctx.flags) : undefined;
+  const prefixes = ctx.flags.patch && !names ? diffPrefixes(repo) : undefined;
   const pretty = await prettyOptions(repo, ctx.flags);
   const { format } = pretty;
   const lanes = graph ? new CommitGraph((oid) => !hide.has(oid)) : null;
@@ -276,7 +280,7 @@ export const log: Handler<typeof logFlags, readonly [{ name: "args"; description
     if (terminated) parts.push((lanes && !missingNewline ? lanes.paddingLine() : "") + "\n");
     // git log -p/--stat shows no diff for a merge (diff-merges is off by default).
     if (!withDiff || c.parents.length > 1) continue;
-    const rendered = await commitDiff(repo, c.id, paths, policy, algorithm);
+    const rendered = await commitDiff(repo, c.id, paths, policy, algorithm, prefixes);
     const body = diffBody(rendered, ctx.flags);
     if (body === "") continue;
     // Every line of the diff carries the graph's padding row (git's diff output prefix).

@@ -12,7 +12,7 @@ import { readHead } from "../repo/refs.ts";
 import { resolveCommit } from "../history/revparse.ts";
 import { mergeBases } from "../merge/merge.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
-import { authorOf, openFromFlags, plural } from "./common.ts";
+import { authorOf, openFromFlags } from "./common.ts";
 import { finishSequence, printingGitRefusal, sequenceAction } from "./change_shared.ts";
 
 export const merge: Handler<typeof mergeFlags> = async (ctx) => {
@@ -73,6 +73,9 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
     changed_paths: outcome.changed,
     conflicts: outcome.conflicts,
   };
+  // git's text of the merge (of its stop, before pterm's error).
+  ctx.stdout.write(outcome.printed.stdout);
+  ctx.stderr.write(outcome.printed.stderr);
   if (outcome.outcome === "squashed") {
     if (outcome.conflicts.length > 0) {
       throw new PtermError(
@@ -83,16 +86,9 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
         { result: { ...fields, outcome: "squashed" } },
       );
     }
-    ctx.stdout.write(
-      `Squash commit -- not updating HEAD (${plural(outcome.changed.length, "file")} changed, staged). ` +
-        "`git commit` records them with the prepared message (or -m).\n",
-    );
     return { ...fields, outcome: outcome.outcome };
   }
   if (outcome.outcome === "conflict") {
-    // git's text of the stop, before pterm's error.
-    ctx.stdout.write(outcome.printed.stdout);
-    ctx.stderr.write(outcome.printed.stderr);
     throw new PtermError(
       "Conflict",
       `merging ${branchName} conflicted in ${outcome.conflicts.join(", ")}; those files contain conflict markers. ` +
@@ -100,12 +96,6 @@ export const merge: Handler<typeof mergeFlags> = async (ctx) => {
       { result: { ...fields, outcome: "conflict" } },
     );
   }
-  const text = outcome.outcome === "up-to-date"
-    ? "Already up to date."
-    : outcome.outcome === "fast-forward"
-    ? `Fast-forward to ${outcome.head.slice(0, 7)}`
-    : `Merge made: ${outcome.commit_id!.slice(0, 7)}`;
-  ctx.stdout.write(`${text} (${plural(outcome.changed.length, "file")} changed).\n`);
   const hooks = outcome.outcome === "up-to-date" ? null : skippedHooks(
     repo,
     outcome.outcome === "fast-forward"

@@ -18,8 +18,6 @@ export const mv: Handler<typeof mvFlags, Pos<"source" | "destination">> = async 
     repo,
     () => Promise.resolve(movePath(repo, loadIndex(repo), policy, source, destination, ctx.flags.force)),
   );
-  ctx.stdout.write(
-    moved.length === 1 ? `Renamed ${moved[0].from} to ${moved[0].to}.\n` : `Moved ${moved.length} files.\n`,
-  );
+  // git mv prints nothing; the result lists what moved.
   return { repo_path: rel, moved };
 };

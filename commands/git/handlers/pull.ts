@@ -9,8 +9,8 @@ import { signatureNow } from "../repo/identity.ts";
 import { fetchInto, mapRef } from "../remote/operations.ts";
 import { readHead, resolveRefOid } from "../repo/refs.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
-import { authorOf, openFromFlags, plural } from "./common.ts";
-import { openRepo } from "../repo/repo.ts";
+import { authorOf, openFromFlags } from "./common.ts";
+import { reopenRepo } from "../repo/repo.ts";
 import { connectionFor, gate, maxFetchBytes, pruneOf, refspecsOf, remoteUrlOf, reportFetch } from "./remote_shared.ts";
 
 export const pull: Handler<
@@ -111,10 +111,8 @@ export const pull: Handler<
   });
   reportFetch(ctx, name, fetched.refs);
   // A fresh view of the repository: its object store sees the pack the fetch added.
-  // The call's core.quotePath (a `-c core.quotePath=…` included) stays the rebase's.
-  const quotePath = repo.quotePath;
-  repo = openRepo(repo.dir, repo.label, ctx.workspace.root);
-  repo.quotePath = quotePath;
+  // The call's command-line settings (a `-c core.quotePath=…` included) stay the rebase's.
+  repo = reopenRepo(repo, ctx.workspace.root);
   if (!resolveRefOid(repo, tracking)) {
     throw new PtermError(
       "NotFound",
@@ -198,6 +196,9 @@ export const pull: Handler<
     fetched: fetched.refs,
     transfer: fetched.stats,
   };
+  // git's text of the merge (of its stop, before pterm's error).
+  ctx.stdout.write(outcome.printed.stdout);
+  ctx.stderr.write(outcome.printed.stderr);
   if (outcome.outcome === "conflict") {
     throw new PtermError(
       "Conflict",
@@ -206,12 +207,5 @@ export const pull: Handler<
       { result: { ...fields, outcome: "conflict" } },
     );
   }
-  ctx.stdout.write(
-    outcome.outcome === "up-to-date"
-      ? "Already up to date.\n"
-      : outcome.outcome === "fast-forward"
-      ? `Fast-forward to ${outcome.head.slice(0, 7)} (${plural(outcome.changed.length, "path")} changed).\n`
-      : `Merged ${name}/${upstreamName}: ${outcome.head.slice(0, 7)}.\n`,
-  );
   return { ...fields, outcome: outcome.outcome };
 };

@@ -9,7 +9,7 @@ import { allowedRemote, parseRemoteUrl, policyOf } from "../remote/gate.ts";
 import { configSubsections, removeConfigSection, removeConfigValues, setConfigValues } from "../repo/config_edit.ts";
 import { deleteRef, isValidRefName, listRefs, readRawRef } from "../repo/refs.ts";
 import { openFromFlags, plural } from "./common.ts";
-import { openRepo, type Repo } from "../repo/repo.ts";
+import { reopenRepo, type Repo } from "../repo/repo.ts";
 import { gitSection, rewrittenUrl } from "./remote_shared.ts";
 
 export type RemotePositionals = readonly { name: "action" | "name" | "url"; description: string }[];
@@ -33,7 +33,7 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
       return { name: remote, url: where, fetch: fresh.config.values.get(`remote.${remote}.fetch`) ?? [], allowed };
     });
   };
-  const reopened = () => openRepo(repo.dir, repo.label, ctx.workspace.root);
+  const reopened = () => reopenRepo(repo, ctx.workspace.root);
   const exists = (remote: string) => repo.config.get(`remote.${remote}.url`) !== undefined;
   const needName = (what: string) => {
     if (!name) {
@@ -53,14 +53,21 @@ export const remotes: Handler<typeof remoteFlags, RemotePositionals> = async (ct
   if (action === "list") {
     if (name || url) throw new PtermError("InvalidArgs", "list takes no name or URL.");
     const all = describeAll(repo);
+    // git's text: the names in order, or with -v each remote's fetch and push URL; nothing when there is none.
     ctx.stdout.write(
-      all.length
-        ? all.map((r) => `${r.name}\t${r.url ?? "(no url)"}${r.allowed ? "" : "\t(not in git.remotes.allow)"}`).join(
-          "\n",
-        ) +
-          "\n"
-        : `${rel} has no remotes; add one with \`git remote --repo ${rel} add origin <url>\`.\n`,
+      [...all].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((r) => {
+        if (!ctx.flags.verbose) return `${r.name}\n`;
+        const push = repo.config.get(`remote.${r.name}.pushurl`) ?? r.url ?? "";
+        return `${r.name}\t${r.url ?? ""} (fetch)\n${r.name}\t${push} (push)\n`;
+      }).join(""),
     );
+    const barred = all.filter((r) => !r.allowed).map((r) => r.name);
+    if (barred.length) {
+      ctx.stderr.write(
+        `[Note] pterm fetches from and pushes to none of ${barred.join(", ")}: not in git.remotes.allow of ` +
+          "pterm.json (result.remotes[].allowed).\n",
+      );
+    }
     return { repo_path: rel, action: "list", remotes: all };
   }
   if (action === "add") {

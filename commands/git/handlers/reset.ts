@@ -8,7 +8,8 @@ import type { resetFlags } from "../sub/reset.ts";
 import { resetPaths, resetTo } from "../porcelain/reset.ts";
 import { readHead } from "../repo/refs.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
-import { authorOf, bounded, openFromFlags, plural, splitRevsAndPaths, userPaths } from "./common.ts";
+import { authorOf, bounded, openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
+import { headNowAtText, unstagedAfterResetText } from "../porcelain/summary_text.ts";
 
 export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
   async (
@@ -28,7 +29,7 @@ export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; descrip
         );
       }
       const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
-      ctx.stdout.write(changed.length ? `Unstaged ${plural(changed.length, "path")}.\n` : "Nothing to unstage.\n");
+      ctx.stdout.write(await unstagedAfterResetText(repo, policy));
       const listed = bounded(changed);
       return {
         repo_path: rel,
@@ -41,9 +42,9 @@ export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; descrip
     const mode = modes[0] ?? "mixed";
     const author = authorOf(ctx, repo);
     const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
-    ctx.stdout.write(
-      `HEAD is now at ${result.head.slice(0, 7)} (${mode}; ${plural(result.changed_paths.length, "path")} changed).\n`,
-    );
+    // git's text: the head line after --hard, the unstaged paths after a mixed reset, nothing after --soft.
+    if (mode === "hard") ctx.stdout.write(await headNowAtText(repo, result.head));
+    else if (mode === "mixed") ctx.stdout.write(await unstagedAfterResetText(repo, policy));
     const listed = bounded(result.changed_paths);
     return { repo_path: rel, mode, head: result.head, changed_paths: listed.items, truncated: listed.truncated };
   };

@@ -8,6 +8,7 @@ import type { revertFlags } from "../sub/revert.ts";
 import { revertCommit } from "../porcelain/pick.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, openFromFlags } from "./common.ts";
+import { commitSummaryText, SEQUENCER_SUMMARY } from "../porcelain/summary_text.ts";
 import { finishSequence, printingGitRefusal, sequenceAction } from "./change_shared.ts";
 
 export const revert: Handler<typeof revertFlags> = async (ctx) => {
@@ -61,10 +62,7 @@ export const revert: Handler<typeof revertFlags> = async (ctx) => {
       { result: fields },
     );
   }
-  ctx.stdout.write(
-    result.commit_id
-      ? `Reverted ${result.reverted.slice(0, 7)} as ${result.commit_id.slice(0, 7)}.\n`
-      : `Applied the revert of ${result.reverted.slice(0, 7)} to index and work tree (not committed).\n`,
-  );
+  // git's summary of the commit it made (with -n it prints nothing: the change is staged, the result says so).
+  if (result.commit_id) ctx.stdout.write(await commitSummaryText(repo, result.commit_id, SEQUENCER_SUMMARY));
   return fields;
 };

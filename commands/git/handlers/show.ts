@@ -5,7 +5,7 @@
 import type { CommandContext, Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { showFlags } from "../sub/show.ts";
-import { changesBetween, lineAlgorithm, renderDiff, type RenderedDiff } from "../diff/diff.ts";
+import { changesBetween, diffPrefixes, lineAlgorithm, renderDiff, type RenderedDiff } from "../diff/diff.ts";
 import { parseTree } from "../odb/objects.ts";
 import { describeCommit, readCommit } from "../history/log.ts";
 import { parseTag } from "../odb/objects.ts";
@@ -156,8 +156,12 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   const parentTree = commit.parents.length ? (await readCommit(repo, commit.parents[0])).tree : null;
   const changes = changesBetween(await flattenTree(repo, parentTree), await flattenTree(repo, commit.tree));
   const { kept, withheld } = filterChanges(changes, userPaths(ctx.flags.path), policy);
+  const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] &&
+    !ctx.flags["no-patch"];
+  const prefixes = patchView ? diffPrefixes(repo) : undefined;
   const rendered = await renderDiff(repo, await withRenames(repo, kept, ctx.flags), {
     algorithm: lineAlgorithm(repo, ctx.flags),
+    prefixes,
   });
   const described = describeCommit(id, commit);
   const pretty = await prettyOptions(repo, ctx.flags);
@@ -168,8 +172,6 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
   const tagObject = tag?.type === "annotated" ? parseTag((await repo.objects.read(object)).content) : null;
   const tagHeader = tagObject ? prettyTagHeader(pretty, format, tag!.name, tagObject) : "";
   const oneline = format.kind === "builtin" && format.name === "oneline";
-  const patchView = !ctx.flags.stat && !ctx.flags["name-only"] && !ctx.flags["name-status"] &&
-    !ctx.flags["no-patch"];
   if (commit.parents.length > 1 && (patchView || ctx.flags["name-only"] || ctx.flags["name-status"])) {
     // git shows a merge as its dense combined diff (--cc): only paths whose result differs from
     // every parent, each hunk kept only where the result differs from every parent; after the header
@@ -187,6 +189,7 @@ export const show: Handler<typeof showFlags, readonly [{ name: "rev"; descriptio
     const combined: { path: string; bytes: Uint8Array }[] = [];
     for (const p of paths) {
       const bytes = await combinedDiff(repo, p.path, p.parents.map(asParent), {
+        prefixes,
         context: 3,
         dense: true,
         algorithm: lineAlgorithm(repo, ctx.flags),

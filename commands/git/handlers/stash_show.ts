@@ -5,7 +5,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { stashShowFlags } from "../sub/stash.ts";
-import { changesBetween, lineAlgorithm, renderDiff } from "../diff/diff.ts";
+import { changesBetween, diffPrefixes, lineAlgorithm, renderDiff } from "../diff/diff.ts";
 import { readCommit } from "../history/log.ts";
 import { listStash, parseStashRef } from "../porcelain/stash.ts";
 import { flattenTree } from "../odb/tree.ts";
@@ -40,6 +40,7 @@ export const stashShow: Handler<typeof stashShowFlags, readonly [{ name: "stash"
   const { kept, withheld } = filterChanges(changesBetween(base, saved), [], policy);
   const rendered = await renderDiff(repo, await withRenames(repo, kept, { "find-renames": 50 }), {
     algorithm: lineAlgorithm(repo, {}),
+    prefixes: ctx.flags.patch ? diffPrefixes(repo) : undefined,
   });
   const stat = !ctx.flags.patch || ctx.flags.stat;
   const out = await emit(

@@ -26,6 +26,8 @@ import {
 import { quoteName } from "../odb/bytes.ts";
 import { monitoredStatus } from "../worktree/fsmonitor.ts";
 import { bounded, openFromFlags, refuseUnfollowedLayout, userPaths } from "./common.ts";
+import type { PathPolicy } from "../worktree/worktree.ts";
+import { loadIndex } from "../repo/state.ts";
 
 /**
  * git's short format: two status letters (a space for unchanged) and the path, quoted as git quotes.
@@ -352,6 +354,51 @@ export function untrackedFilesMode(flag: string | undefined, repo: Repo): "no" |
   return ["no", "false", "off", "0"].includes(setting) ? "no" : "normal";
 }
 
+/**
+ * git's long status (what `git status` prints, and what git's stash apply prints after it): the branch line, a
+ * rebase's, merge's or pick's block, the upstream, the staged, unstaged, unmerged and untracked lists with git's hints.
+ */
+export async function longStatusText(
+  repo: Repo,
+  report: StatusReport,
+  files: readonly StatusFile[],
+  shown: { tracking: Tracking | null; untrackedShown: boolean; untracked: readonly string[] },
+): Promise<string> {
+  const progress = sequenceInProgress(repo);
+  const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
+  const hints = repo.config.getBool("advice.statusHints", true);
+  const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
+  return longStatus(report, files, {
+    branchLine: report.branch
+      ? `On branch ${report.branch}`
+      : rebasing?.branchLine ?? await detachedLine(repo, report.head),
+    rebaseLines: rebasing?.lines,
+    tracking: shown.tracking,
+    progress,
+    picked: picked ? abbreviate(repo, picked) : null,
+    hints,
+    untrackedShown: shown.untrackedShown,
+    untracked: shown.untracked,
+    quotePath: repo.quotePath,
+  });
+}
+
+/** `git status` as git prints it after another command (stash apply): the repository's settings, every path. */
+export async function statusAfter(repo: Repo, policy: PathPolicy): Promise<string> {
+  const mode = untrackedFilesMode(undefined, repo);
+  const index = loadIndex(repo);
+  const report = await computeStatus(repo, index, policy, { untracked: mode !== "no", paths: null });
+  const files = statusFiles(report, await stagedRenames(repo, index, report));
+  const tracking = report.branch
+    ? await trackingInfo(repo, report.branch, repo.config.getBool("status.aheadBehind", true))
+    : null;
+  return await longStatusText(repo, report, files, {
+    tracking,
+    untrackedShown: mode !== "no",
+    untracked: untrackedAsGit(report.untracked, index, mode === "all"),
+  });
+}
+
 export const status: Handler<typeof statusFlags> = async (ctx) => {
   const { repo, policy, rel } = await openFromFlags(ctx, "read");
   const scope = userPaths(ctx.flags.path);
@@ -381,21 +428,10 @@ export const status: Handler<typeof statusFlags> = async (ctx) => {
     text = (ctx.flags.branch ? branchLine(report, tracking) : "") +
       shortStatus(files, shownUntracked, ctx.flags.porcelain === true, repo.quotePath);
   } else {
-    const picked = progress && progress !== "merge" ? sequenceCommit(repo, progress) : null;
-    const hints = repo.config.getBool("advice.statusHints", true);
-    const rebasing = progress === "rebase" ? rebaseStatusLines(repo, report.unmerged.size > 0, hints) : null;
-    text = longStatus(report, files, {
-      branchLine: report.branch
-        ? `On branch ${report.branch}`
-        : rebasing?.branchLine ?? await detachedLine(repo, report.head),
-      rebaseLines: rebasing?.lines,
+    text = await longStatusText(repo, report, files, {
       tracking,
-      progress,
-      picked: picked ? abbreviate(repo, picked) : null,
-      hints,
       untrackedShown: untracked,
       untracked: shownUntracked,
-      quotePath: repo.quotePath,
     });
     if (report.withheld.length) {
       ctx.stderr.write(

@@ -12,6 +12,7 @@ import { authorOf, openFromFlags, refuseUnfollowedLayout } from "./common.ts";
 import { matchesPattern, type Pos } from "./change_shared.ts";
 import { parseTag } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
+import { abbreviate } from "../odb/abbrev.ts";
 
 export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx) => {
   const { repo, rel } = await openFromFlags(ctx);
@@ -45,7 +46,7 @@ export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx)
   }
   if (ctx.flags.delete) {
     const oid = await withRepoLock(repo, () => deleteTag(repo, name));
-    ctx.stdout.write(`Deleted tag '${name}' (was ${oid.slice(0, 7)}).\n`);
+    ctx.stdout.write(`Deleted tag '${name}' (was ${abbreviate(repo, oid)})\n`);
     return { repo_path: rel, action: "delete", tags: await listTags(repo), name, target: null };
   }
   const author = authorOf(ctx, repo);
@@ -54,7 +55,7 @@ export const tag: Handler<typeof tagFlags, Pos<"name" | "target">> = async (ctx)
     () => createTag(repo, name, { ref: target, message: ctx.flags.message, author, force: ctx.flags.force }),
   );
   const info = await describeTag(repo, name, resolveRefOid(repo, `refs/tags/${name}`)!);
-  ctx.stdout.write(`Tagged ${made.target.slice(0, 7)} as ${name}${info.type === "annotated" ? " (annotated)" : ""}.\n`);
+  // git tag prints nothing when it makes a tag.
   return { repo_path: rel, action: "create", tags: [info], name, target: made.target };
 };
 

@@ -52,6 +52,11 @@ export interface CommitOptions {
   readonly amend?: { readonly keepAuthor: boolean };
   /** The author line to record instead of `author` now (a cherry-pick keeps the picked commit's). */
   readonly authorSignature?: Signature;
+  /**
+   * Who commits, when not the author (git commit --author names the author only; the committer stays the
+   * repository's identity). An amended commit given another author keeps its author date, as git does.
+   */
+  readonly committer?: GitAuthor;
 }
 
 /** Commits `index` (of a held lock) on HEAD; NothingToCommit when it equals HEAD's tree (unless allowed). */
@@ -91,8 +96,14 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
       );
     }
   }
-  const signature = signatureNow(options.author);
-  const author = options.authorSignature ?? (amended && options.amend?.keepAuthor ? amended.author : signature);
+  const signature = signatureNow(options.committer ?? options.author);
+  const authored = signatureNow(options.author);
+  const author = options.authorSignature ??
+    (amended
+      ? options.amend?.keepAuthor
+        ? amended.author
+        : { ...authored, timestamp: amended.author.timestamp, tzOffset: amended.author.tzOffset }
+      : authored);
   const oid = await repo.objects.write(
     "commit",
     serializeCommit({ tree, parents, author, committer: signature, message }),

@@ -12,6 +12,8 @@ import { messageWithConflicts } from "../merge/sequence.ts";
 import { mergeMessages } from "../merge/merge_messages.ts";
 import { comparePaths } from "../odb/bytes.ts";
 import type { GitText } from "./printed.ts";
+import { movedHeadText } from "./summary_text.ts";
+import { abbreviate } from "../odb/abbrev.ts";
 import { advanceHead, readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
 import { dwimRef, resolveCommit } from "../history/revparse.ts";
@@ -19,18 +21,28 @@ import type { PathPolicy } from "../worktree/worktree.ts";
 import { requireIndexMatchesHead, treeOf, writeStateFile } from "./state.ts";
 
 export type MergeOutcome =
-  | { outcome: "up-to-date"; head: string; commit_id: null; changed: string[]; conflicts: string[] }
-  | { outcome: "fast-forward" | "merge"; head: string; commit_id: string; changed: string[]; conflicts: string[] }
-  | {
-    outcome: "conflict";
-    head: string;
-    commit_id: null;
+  & (
+    | { outcome: "up-to-date"; head: string; commit_id: null }
+    | { outcome: "fast-forward" | "merge"; head: string; commit_id: string }
+    | { outcome: "conflict" | "squashed"; head: string; commit_id: null }
+  )
+  & {
     changed: string[];
     conflicts: string[];
-    /** What git's merge prints where it stops on conflicts (merge-ort's lines, then `Automatic merge failed; …`). */
+    /**
+     * What git's merge prints, byte for byte: `Updating a..b` and `Fast-forward`, or merge-ort's lines and
+     * `Merge made by the 'ort' strategy.`, each with the diffstat and summary of HEAD's move; where it stops
+     * on conflicts, merge-ort's lines and `Automatic merge failed; …`.
+     */
     printed: GitText;
-  }
-  | { outcome: "squashed"; head: string; commit_id: null; changed: string[]; conflicts: string[] };
+  };
+
+/** git's first lines of a fast-forward from `from` to `to`. */
+const fastForwardLines = (repo: Repo, from: string, to: string) =>
+  `Updating ${abbreviate(repo, from)}..${abbreviate(repo, to)}\nFast-forward\n`;
+
+const SQUASHED = "Squash commit -- not updating HEAD\n";
+const CONFLICTS_LEFT = "Automatic merge failed; fix conflicts and then commit the result.\n";
 
 /**
  * `git merge --squash`: the other side's changes merged into index and work tree (a fast-forward
@@ -48,6 +60,7 @@ async function squashInto(
 ): Promise<MergeOutcome> {
   let changed: string[];
   let conflicts: string[] = [];
+  let printed: GitText;
   if (await isAncestor(repo, head, theirs)) {
     await requireIndexMatchesHead(repo, index, "merge");
     const result = await switchTrees(
@@ -60,10 +73,15 @@ async function squashInto(
       "merge",
     );
     changed = result.changed;
+    printed = {
+      stdout: fastForwardLines(repo, head, theirs) + SQUASHED + await movedHeadText(repo, head, theirs),
+      stderr: "",
+    };
   } else {
     await requireIndexMatchesHead(repo, index, "merge");
     const base = await mergeBaseTree(repo, head, theirs);
-    const merge = await mergeTrees(repo, base.tree, await treeOf(repo, head), await treeOf(repo, theirs), {
+    const trees = { base: base.tree, ours: await treeOf(repo, head), theirs: await treeOf(repo, theirs) };
+    const merge = await mergeTrees(repo, trees.base, trees.ours, trees.theirs, {
       ours: "HEAD",
       theirs: rev,
       base: base.label,
@@ -71,6 +89,17 @@ async function squashInto(
     const applied = await applyMerge(repo, index, policy, merge, "merge");
     changed = applied.changed;
     conflicts = applied.conflicts;
+    const lines = await mergeMessages(
+      repo,
+      trees,
+      [...new Set([...changed, ...conflicts])].sort(comparePaths),
+      new Set(conflicts),
+      merge.renameConflicts,
+      rev,
+    );
+    printed = conflicts.length
+      ? { stdout: lines + SQUASHED + CONFLICTS_LEFT, stderr: "" }
+      : { stdout: lines + SQUASHED, stderr: "Automatic merge went well; stopped before committing as requested\n" };
   }
   const listed = await walkLog(repo, theirs, Number.MAX_SAFE_INTEGER, null, await ancestorsOf(repo, head));
   const context = { repo, date: "default" as const, decorations: null, abbrevCommit: false };
@@ -79,7 +108,7 @@ async function squashInto(
     entries.push(prettyCommit(context, { kind: "builtin", name: "medium" }, c.id, await readCommit(repo, c.id)));
   }
   writeStateFile(repo, "SQUASH_MSG", `Squashed commit of the following:\n\n${entries.join("\n")}`);
-  return { outcome: "squashed", head, commit_id: null, changed, conflicts };
+  return { outcome: "squashed", head, commit_id: null, changed, conflicts, printed };
 }
 
 export async function mergeInto(
@@ -111,7 +140,17 @@ export async function mergeInto(
     );
   }
   if (await isAncestor(repo, theirs, head.oid)) {
-    return { outcome: "up-to-date", head: head.oid, commit_id: null, changed: [], conflicts: [] };
+    return {
+      outcome: "up-to-date",
+      head: head.oid,
+      commit_id: null,
+      changed: [],
+      conflicts: [],
+      printed: {
+        stdout: options.squash ? "Already up to date. (nothing to squash)\n" : "Already up to date.\n",
+        stderr: "",
+      },
+    };
   }
   const who = signatureNow(options.author);
   const action = options.reflogAction ?? `merge ${rev}`;
@@ -137,7 +176,17 @@ export async function mergeInto(
     );
     writeStateFile(repo, "ORIG_HEAD", `${head.oid}\n`);
     await advanceHead(repo, theirs, { expected: head.oid, message: `${action}: Fast-forward`, who });
-    return { outcome: "fast-forward", head: theirs, commit_id: theirs, changed: result.changed, conflicts: [] };
+    return {
+      outcome: "fast-forward",
+      head: theirs,
+      commit_id: theirs,
+      changed: result.changed,
+      conflicts: [],
+      printed: {
+        stdout: fastForwardLines(repo, head.oid, theirs) + await movedHeadText(repo, head.oid, theirs),
+        stderr: "",
+      },
+    };
   }
   await requireIndexMatchesHead(repo, index, "merge");
   const base = await mergeBaseTree(repo, head.oid, theirs);
@@ -148,6 +197,15 @@ export async function mergeInto(
     base: base.label,
   });
   const applied = await applyMerge(repo, index, policy, merge, "merge");
+  // merge-ort's lines (`Auto-merging`, `CONFLICT (…)`), printed whether the merge stops or not.
+  const lines = await mergeMessages(
+    repo,
+    { base: base.tree, ours: oursTree, theirs: theirsTree },
+    [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
+    new Set(applied.conflicts),
+    merge.renameConflicts,
+    rev,
+  );
   // git's fmt-merge-msg: " into <branch>" except for main and master (merge.suppressDest), " into HEAD" detached.
   const into = head.branch ? (["main", "master"].includes(head.branch) ? "" : ` into ${head.branch}`) : " into HEAD";
   const message = options.message ?? `Merge ${theirsName}${into}`;
@@ -156,21 +214,13 @@ export async function mergeInto(
     writeStateFile(repo, "MERGE_HEAD", `${theirs}\n`);
     writeStateFile(repo, "MERGE_MSG", messageWithConflicts(`${message}\n`, applied.conflicts));
     writeStateFile(repo, "MERGE_MODE", options.noFf ? "no-ff" : "");
-    const lines = await mergeMessages(
-      repo,
-      { base: base.tree, ours: oursTree, theirs: theirsTree },
-      [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
-      new Set(applied.conflicts),
-      merge.renameConflicts,
-      rev,
-    );
     return {
       outcome: "conflict",
       head: head.oid,
       commit_id: null,
       changed: applied.changed,
       conflicts: applied.conflicts,
-      printed: { stdout: `${lines}Automatic merge failed; fix conflicts and then commit the result.\n`, stderr: "" },
+      printed: { stdout: lines + CONFLICTS_LEFT, stderr: "" },
     };
   }
   const commitId = await commitIndex(repo, index, {
@@ -180,5 +230,15 @@ export async function mergeInto(
     extraParents: [theirs],
     reflogMessage: `${action}: Merge made by the 'ort' strategy.`,
   });
-  return { outcome: "merge", head: commitId, commit_id: commitId, changed: applied.changed, conflicts: [] };
+  return {
+    outcome: "merge",
+    head: commitId,
+    commit_id: commitId,
+    changed: applied.changed,
+    conflicts: [],
+    printed: {
+      stdout: `${lines}Merge made by the 'ort' strategy.\n${await movedHeadText(repo, head.oid, commitId)}`,
+      stderr: "",
+    },
+  };
 }

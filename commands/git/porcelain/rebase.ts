@@ -8,8 +8,8 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { abbreviate } from "../odb/abbrev.ts";
-import { comparePaths, EMPTY_TREE_OID, quoteName } from "../odb/bytes.ts";
-import { MODE_TREE, parseTree, type Signature, splitMessage } from "../odb/objects.ts";
+import { comparePaths, EMPTY_TREE_OID } from "../odb/bytes.ts";
+import { type Signature, splitMessage } from "../odb/objects.ts";
 import { type FileChange, renderDiff } from "../diff/diff.ts";
 import { topoOrder } from "../history/graph.ts";
 import { ancestorsOf, readCommit, walkLog } from "../history/log.ts";
@@ -29,6 +29,7 @@ import { cherryPickCommit } from "./pick.ts";
 import { type GitText, printedBy, refusal } from "./printed.ts";
 import { computeStatus, indexVsTree } from "./status.ts";
 import { treeOf, writeStateFile } from "./state.ts";
+import { commitChanges, commitSummaryText } from "./summary_text.ts";
 
 /** What a rebase printed, as git prints it (colour off, stderr not a terminal of a known kind). */
 export type RebaseText = GitText;
@@ -186,32 +187,6 @@ export async function requireClean(repo: Repo, index: Index, policy: PathPolicy,
   );
 }
 
-/** What a commit changed against its first parent, walking only the folders whose trees differ. */
-async function commitChanges(repo: Repo, oid: string): Promise<FileChange[]> {
-  const commit = await readCommit(repo, oid);
-  const parentTree = commit.parents.length ? await treeOf(repo, commit.parents[0]) : null;
-  const out: FileChange[] = [];
-  const entries = async (tree: string | null) =>
-    new Map(tree ? parseTree(await repo.objects.readTyped(tree, "tree"), tree).map((e) => [e.name, e]) : []);
-  const walk = async (a: string | null, b: string | null, prefix: string): Promise<void> => {
-    if (a === b) return;
-    const [before, after] = [await entries(a), await entries(b)];
-    for (const name of new Set([...before.keys(), ...after.keys()])) {
-      const x = before.get(name);
-      const y = after.get(name);
-      if (x && y && x.oid === y.oid && x.mode === y.mode) continue;
-      const xTree = x?.mode === MODE_TREE ? x.oid : null;
-      const yTree = y?.mode === MODE_TREE ? y.oid : null;
-      if (xTree || yTree) await walk(xTree, yTree, `${prefix}${name}/`);
-      const oldFile = x && !xTree ? { kind: "blob" as const, oid: x.oid, mode: x.mode } : null;
-      const newFile = y && !yTree ? { kind: "blob" as const, oid: y.oid, mode: y.mode } : null;
-      if (oldFile || newFile) out.push({ path: `${prefix}${name}`, old: oldFile, new: newFile });
-    }
-  };
-  await walk(parentTree, commit.tree, "");
-  return out.sort((a, b) => comparePaths(a.path, b.path));
-}
-
 /**
  * A commit's change as one comparable key, as git's patch-id compares commits: its diff with the
  * line numbers of the hunks and all whitespace left out (binary files by their blobs).
@@ -266,30 +241,6 @@ async function stepOf(repo: Repo, oid: string): Promise<Step> {
 
 /** git's progress line to stderr for step `n` of `end`. */
 const progress = (n: number, end: number) => `Rebasing (${n}/${end})\r`;
-
-/** git commit's summary of a commit it made: `[detached HEAD <id>] <subject>`, the stat's last line, created/deleted files. */
-async function commitSummary(repo: Repo, oid: string): Promise<string> {
-  const commit = await readCommit(repo, oid);
-  const rendered = await renderDiff(repo, await commitChanges(repo, oid));
-  const head = readHead(repo);
-  const files = rendered.files.length;
-  const { additions: ins, deletions: del } = rendered;
-  let summary = files === 0 ? " 0 files changed" : ` ${files} file${files === 1 ? "" : "s"} changed`;
-  if (files > 0 && (ins || del === 0)) summary += `, ${ins} insertion${ins === 1 ? "" : "s"}(+)`;
-  if (files > 0 && (del || ins === 0)) summary += `, ${del} deletion${del === 1 ? "" : "s"}(-)`;
-  let modes = "";
-  for (const file of rendered.files) {
-    // Names quoted as git's diff summary quotes them (core.quotePath).
-    const name = quoteName(file.path, repo.quotePath);
-    if (file.status === "added") modes += ` create mode ${file.new_mode} ${name}\n`;
-    else if (file.status === "deleted") modes += ` delete mode ${file.old_mode} ${name}\n`;
-    else if (file.old_mode && file.new_mode && file.old_mode !== file.new_mode) {
-      modes += ` mode change ${file.old_mode} => ${file.new_mode} ${name}\n`;
-    }
-  }
-  return `[${head.branch ?? "detached HEAD"} ${abbreviate(repo, oid)}] ${splitMessage(commit.message).subject}\n` +
-    `${summary}\n${modes}`;
-}
 
 /** The outcome of a rebase resumed (continued or skipped) before its remaining picks run. */
 function resumedOutcome(repo: Repo, state: RebaseState, text: RebaseText): RebaseOutcome {
@@ -628,7 +579,7 @@ export async function continueRebase(
       reflogMessage: `${state.action} (continue): ${subject}`,
       allowEmpty: false,
     });
-    text.stdout += await commitSummary(repo, id);
+    text.stdout += await commitSummaryText(repo, id, { showDate: false, initial: false });
     if (stopped) {
       appendRewritten(repo, stopped, id);
       outcome.picked.push({ from: stopped, to: id });

@@ -9,7 +9,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { formatSignature, parseCommit, parseTag, type Signature } from "../odb/objects.ts";
 import type { PackLinks } from "./index_pack.ts";
 import { deleteRef, isValidRefName, listRefs, readHead, readRawRef, resolveRefOid, updateRef } from "../repo/refs.ts";
-import { initRepo, openRepo, type Repo } from "../repo/repo.ts";
+import { initRepo, openRepo, reopenRepo, type Repo } from "../repo/repo.ts";
 import { withRepoLock } from "../repo/state.ts";
 import { pathPolicy } from "../worktree/worktree.ts";
 import {
@@ -427,7 +427,7 @@ export async function fetchInto(options: FetchOptions): Promise<FetchResult> {
     }, connection);
   }
   // A fresh view of the object store: it sees the new pack.
-  const fresh = outcome?.pack ? openRepo(repo.dir, repo.label, connection.root) : repo;
+  const fresh = outcome?.pack ? reopenRepo(repo, connection.root) : repo;
   const shallow = new Set(shallowBefore);
   for (const s of outcome?.shallow ?? []) shallow.add(s);
   for (const s of outcome?.unshallow ?? []) shallow.delete(s);

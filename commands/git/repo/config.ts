@@ -1,21 +1,54 @@
 /** A reader for git's config file format (enough for the keys pterm consults). */
 
+import { PtermError } from "../../../core/errors.ts";
+
 export class GitConfig {
   /** `section.subsection.key` (section and key lower-cased) → values in file order. */
   readonly values = new Map<string, string[]>();
+  /** Keys whose last value is the command line's (`override`), so a bad one is blamed on the call's words. */
+  readonly #fromCommandLine = new Set<string>();
 
   get(key: string): string | undefined {
     const list = this.values.get(normalizeKey(key));
     return list?.[list.length - 1];
   }
 
+  /**
+   * A boolean as git reads one (config.c's git_config_bool): a key with no `=` is true, an empty value
+   * false, true/yes/on and false/no/off in any case, or an integer (non-zero is true). Any other value
+   * stops the call with git's own complaint, naming the key, where git dies too.
+   */
   getBool(key: string, fallback: boolean): boolean {
     const value = this.get(key);
     if (value === undefined) return fallback;
-    const v = value.toLowerCase();
-    if (v === "" || v === "true" || v === "yes" || v === "on" || v === "1") return true;
-    if (v === "false" || v === "no" || v === "off" || v === "0") return false;
-    return fallback;
+    const parsed = parseGitBool(value);
+    if (parsed === null && this.#fromCommandLine.has(normalizeKey(key))) {
+      throw new PtermError(
+        "InvalidArgs",
+        `git: -c ${key}=${value}: bad boolean config value '${value}' for '${normalizeKey(key)}'; give true or false.`,
+        { helpFor: "git" },
+      );
+    }
+    if (parsed === null) {
+      throw new PtermError(
+        "InvalidConfig",
+        `bad boolean config value '${value}' for '${normalizeKey(key)}': set it to true or false with the real git ` +
+          `(\`git config ${normalizeKey(key)} false\`).`,
+      );
+    }
+    return parsed;
+  }
+
+  /**
+   * The settings of the command line (git's `-c key=value`, `-c key` alone for true) over the file's: each
+   * is the last value of its key, as git reads the command line's scope after every file.
+   */
+  override(settings: readonly (readonly [key: string, value: string])[]): void {
+    for (const [key, value] of settings) {
+      const normalized = normalizeKey(key);
+      this.#fromCommandLine.add(normalized);
+      this.values.set(normalized, [...(this.values.get(normalized) ?? []), value]);
+    }
   }
 
   keys(): string[] {
@@ -23,7 +56,16 @@ export class GitConfig {
   }
 }
 
-function normalizeKey(key: string): string {
+/** git's boolean words (config.c's git_parse_maybe_bool, then an integer): null for anything else. */
+export function parseGitBool(value: string): boolean | null {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "yes" || v === "on") return true;
+  if (v === "" || v === "false" || v === "no" || v === "off") return false;
+  if (/^[-+]?\d+[kmg]?$/i.test(v)) return !/^[-+]?0+[kmg]?$/i.test(v);
+  return null;
+}
+
+export function normalizeKey(key: string): string {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
   if (first < 0) return key.toLowerCase();

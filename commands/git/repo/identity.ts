@@ -34,14 +34,19 @@ export function authorFromConfig(section: unknown): GitAuthor {
 
 /**
  * The identity a commit, tag, stash or reflog entry is made with, in git's order: the repository's own config
- * (`author.name`/`author.email`, then `user.name`/`user.email`; the local config with the worktree's
- * config.worktree over it), then the `git` section of pterm.json, then DEFAULT_AUTHOR — each of name and email on
- * its own, as git looks each up on its own. An explicit `--author` (or `-c user.name=… -c user.email=…`) wins.
+ * (`author.name`/`author.email` — `committer.*` for the committer — then `user.name`/`user.email`; the local
+ * config with the worktree's config.worktree over it), then the `git` section of pterm.json, then DEFAULT_AUTHOR —
+ * each of name and email on its own, as git looks each up on its own. An explicit `--author` (or
+ * `-c user.name=… -c user.email=…`) wins for the author.
  */
-export function repositoryIdentity(config: GitConfig, ptermSection: unknown): GitAuthor {
+export function repositoryIdentity(
+  config: GitConfig,
+  ptermSection: unknown,
+  role: "author" | "committer" = "author",
+): GitAuthor {
   const fallback = authorFromConfig(ptermSection);
-  const name = config.get("author.name") ?? config.get("user.name");
-  const email = config.get("author.email") ?? config.get("user.email");
+  const name = config.get(`${role}.name`) ?? config.get("user.name");
+  const email = config.get(`${role}.email`) ?? config.get("user.email");
   return {
     name: name !== undefined && name.trim() !== "" && !/[<>\n\0]/.test(name) ? name.trim() : fallback.name,
     email: email !== undefined && !/[<>\s\0]/.test(email) ? email : fallback.email,

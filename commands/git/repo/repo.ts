@@ -39,9 +39,11 @@ export interface Repo {
   symlinks: boolean;
   /**
    * core.quotePath for this call: whether git's texts escape a name's bytes outside ASCII (`quoteName`).
-   * The repository's setting, unless the command line's `-c core.quotePath=…` says otherwise (openFromFlags).
+   * The repository's setting, unless the command line's `-c core.quotePath=…` says otherwise.
    */
   quotePath: boolean;
+  /** The call's command-line settings (git's `-c key=value`), read over the config files'; kept by `reopenRepo`. */
+  readonly commandLine: readonly CommandLineSetting[];
   /** The work tree relative to the workspace root (`.` for the root), for messages; set by callers. */
   label: string;
   /** The workspace root every git folder was confined to (absent for a library call without one). */
@@ -154,7 +156,19 @@ export function excludePtermState(gitdir: string): boolean {
 }
 
 /** Opens the repository whose work tree is `dir`; NotARepository with a hint otherwise. */
-export function openRepo(dir: string, label = dir, root?: string): Repo {
+/** One `-c key=value` of the command line (`-c key` alone is the value "true"). */
+export type CommandLineSetting = readonly [key: string, value: string];
+
+/**
+ * `dir`'s repository, its config read as git reads it: the shared config, the worktree's own when
+ * extensions.worktreeConfig says so, then the command line's settings over both.
+ */
+export function openRepo(
+  dir: string,
+  label = dir,
+  root?: string,
+  commandLine: readonly CommandLineSetting[] = [],
+): Repo {
   const { gitdir, commondir, kind } = locateGitDirs(dir, label, root);
   if (!isDirectory(`${commondir}/objects`) || !isDirectory(`${commondir}/refs`)) {
     throw new PtermError(
@@ -181,6 +195,7 @@ export function openRepo(dir: string, label = dir, root?: string): Repo {
       config = parseConfig(configText + "\n" + Deno.readTextFileSync(`${gitdir}/config.worktree`));
     } catch { /* none */ }
   }
+  config.override(commandLine);
   // core.worktree of a `.git` folder (a gitfile's was checked where it was found): the work tree must be this folder.
   const worktree = kind === "folder" ? config.get("core.worktree") : undefined;
   if (worktree !== undefined) {
@@ -238,9 +253,15 @@ export function openRepo(dir: string, label = dir, root?: string): Repo {
     ignoreCase: config.getBool("core.ignorecase", false),
     symlinks: config.getBool("core.symlinks", true),
     quotePath: config.getBool("core.quotepath", true),
+    commandLine,
     label,
     root,
   };
+}
+
+/** A fresh view of `repo` (its object store sees packs added since), with the same command-line settings. */
+export function reopenRepo(repo: Repo, root: string | undefined = repo.root): Repo {
+  return openRepo(repo.dir, repo.label, root, repo.commandLine);
 }
 
 /** The folders and files `git init` creates (hooks and samples aside). */

@@ -3,7 +3,7 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { compat, INTERACTIVE, leaf, pathFlag, pathspec, refusedInteractive, repoFlag } from "./common.ts";
+import { INTERACTIVE, leaf, pathFlag, pathspec, refusedInteractive, repoFlag } from "./common.ts";
 
 export const addFlags = [
   repoFlag("write"),
@@ -26,7 +26,12 @@ export const addFlags = [
     type: "boolean",
     description: "Also stage files a .gitignore excludes (only those named by --path).",
   },
-  compat("verbose", "Accepted; the result lists what was staged.", { short: "v" }),
+  {
+    name: "verbose",
+    short: "v",
+    type: "boolean",
+    description: "Print each path staged, as git does (`add 'x'`, `remove 'y'`); without it git add prints nothing.",
+  },
 ] as const satisfies readonly FlagSpec[];
 
 export const addSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(

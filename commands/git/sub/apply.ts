@@ -4,11 +4,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { handler, leaf, quotePathFlag, repoFlag } from "./common.ts";
+import { handler, leaf, repoFlag } from "./common.ts";
 
 export const applyFlags = [
   repoFlag("write"),
-  quotePathFlag,
   {
     name: "patch-file",
     type: "string",

@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { leaf, pathFlag, quotePathFlag, repoFlag } from "./common.ts";
+import { leaf, pathFlag, repoFlag } from "./common.ts";
 
 export const blameFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("The file to blame"),
   {
     name: "lines",

@@ -3,14 +3,13 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { handler, leaf, quotePathFlag, repoFlag } from "./common.ts";
+import { handler, leaf, repoFlag } from "./common.ts";
 
 /** git cat-file's line for each object of --batch and --batch-check without a format of their own. */
 export const DEFAULT_BATCH_FORMAT = "%(objectname) %(objecttype) %(objectsize)";
 
 export const catFileFlags = [
   repoFlag("read"),
-  quotePathFlag,
   { name: "type", short: "t", type: "boolean", description: "Print the object's type (blob, tree, commit, tag)." },
   { name: "size", short: "s", type: "boolean", description: "Print the object's size in bytes." },
   { name: "pretty", short: "p", type: "boolean", description: "Print the object: a file's text, a tree's entries." },

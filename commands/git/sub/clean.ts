@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { leaf, pathFlag, pathspec, quiet, quotePathFlag, repoFlag } from "./common.ts";
+import { leaf, pathFlag, pathspec, quiet, repoFlag } from "./common.ts";
 
 export const cleanFlags = [
   repoFlag("write"),
-  quotePathFlag,
   pathFlag("Only clean under this path"),
   {
     name: "force",

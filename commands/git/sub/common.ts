@@ -4,6 +4,7 @@
 
 import type { FlagSpec, HandlerRef, LeafSpec } from "../../../core/declaration.ts";
 import { lazyImport } from "../../../core/lazy.ts";
+import { OPENS_NO_REPOSITORY } from "../repo/command_line_config.ts";
 
 export const repoFlag = (access: "read" | "write") =>
   ({
@@ -17,18 +18,18 @@ export const repoFlag = (access: "read" | "write") =>
   }) as const satisfies FlagSpec;
 
 /**
- * core.quotePath for one call: real git's `-c core.quotePath=…` before the subcommand becomes this
- * flag (spellings.ts) for the subcommands whose text prints path names.
+ * git's `-c key=value` before the subcommand becomes this flag (spellings.ts): the setting for this
+ * call, read over the repository's config. Every subcommand that opens a repository declares it.
  */
-export const quotePathFlag = {
-  name: "quote-path",
+export const configFlag = {
+  name: "config",
   type: "string",
+  repeatable: true,
   compat: true,
-  choices: ["true", "false"],
-  valueName: "bool",
-  description: "What git's `-c core.quotePath=…` becomes: core.quotePath for this call. false prints names " +
-    'with characters outside ASCII as they are (`café.txt`), true escapes them (`"caf\\303\\251.txt"`). ' +
-    "Default: the repository's core.quotePath, else true.",
+  valueName: "key=value",
+  description: "What git's `-c key=value` becomes: the setting for this call, over the repository's own " +
+    "(`-c core.quotePath=false`: names outside ASCII printed as they are). Only the settings that change what " +
+    "pterm prints or how it reads the work tree are taken; any other is refused by name.",
 } as const satisfies FlagSpec;
 
 export const pathFlag = (what: string) =>
@@ -289,7 +290,7 @@ export function leaf(
   return {
     name,
     summary,
-    flags,
+    flags: OPENS_NO_REPOSITORY.has(name) ? flags : [...flags, configFlag],
     capabilities: FS,
     examples,
     result: schema(name),

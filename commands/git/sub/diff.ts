@@ -3,20 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import {
-  algorithmFlags,
-  compat,
-  leaf,
-  pathFlag,
-  quotePathFlag,
-  refusedDiffFlags,
-  renameFlags,
-  repoFlag,
-} from "./common.ts";
+import { algorithmFlags, compat, leaf, pathFlag, refusedDiffFlags, renameFlags, repoFlag } from "./common.ts";
 
 export const diffFlags = [
   repoFlag("read"),
-  quotePathFlag,
   {
     name: "word-diff",
     type: "boolean",

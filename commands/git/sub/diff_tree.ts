@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { handler, leaf, quotePathFlag, repoFlag } from "./common.ts";
+import { handler, leaf, repoFlag } from "./common.ts";
 
 export const diffTreeFlags = [
   repoFlag("read"),
-  quotePathFlag,
   { name: "recursive", short: "r", type: "boolean", description: "Go into subfolders (files with their paths)." },
   { name: "trees", short: "t", type: "boolean", description: "With -r, list the changed folders too." },
   { name: "name-only", type: "boolean", description: "Only the changed paths." },

@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { compat, leaf, pathFlag, quotePathFlag, repoFlag } from "./common.ts";
+import { compat, leaf, pathFlag, repoFlag } from "./common.ts";
 
 export const grepFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("Only search under this path"),
   {
     name: "regexp",

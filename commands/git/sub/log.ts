@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { algorithmFlags, leaf, prettyFlags, quotePathFlag, refusedDiffFlags, repoFlag } from "./common.ts";
+import { algorithmFlags, leaf, prettyFlags, refusedDiffFlags, repoFlag } from "./common.ts";
 
 export const logFlags = [
   repoFlag("read"),
-  quotePathFlag,
   {
     name: "max",
     short: "n",

@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { compat, handler, leaf, pathFlag, pathspec, quotePathFlag, repoFlag, schema } from "./common.ts";
+import { compat, handler, leaf, pathFlag, pathspec, repoFlag, schema } from "./common.ts";
 
 export const lsFilesFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("Only these paths"),
   { name: "cached", short: "c", type: "boolean", description: "Tracked files (the default)." },
   { name: "others", short: "o", type: "boolean", description: "Untracked files instead." },

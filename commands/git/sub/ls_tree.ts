@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { handler, leaf, quotePathFlag, repoFlag } from "./common.ts";
+import { handler, leaf, repoFlag } from "./common.ts";
 
 export const lsTreeFlags = [
   repoFlag("read"),
-  quotePathFlag,
   { name: "recursive", short: "r", type: "boolean", description: "Go into subfolders (files with their paths)." },
   { name: "trees", short: "t", type: "boolean", description: "With -r, list the folders too." },
   { name: "dirs-only", short: "d", type: "boolean", description: "Only folders (trees), no files." },

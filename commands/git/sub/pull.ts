@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { compat, confirmFlag, leaf, NET, noPruneFlag, quotePathFlag, repoFlag } from "./common.ts";
+import { compat, confirmFlag, leaf, NET, noPruneFlag, repoFlag } from "./common.ts";
 
 export const pullFlags = [
   repoFlag("write"),
-  quotePathFlag,
   confirmFlag,
   {
     name: "rebase",

@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { authorFlag, leaf, quiet, quotePathFlag, repoFlag } from "./common.ts";
+import { authorFlag, leaf, quiet, repoFlag } from "./common.ts";
 
 export const rebaseFlags = [
   repoFlag("write"),
-  quotePathFlag,
   {
     name: "onto",
     type: "string",

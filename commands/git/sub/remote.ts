@@ -3,11 +3,16 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { compat, handler, leaf, repoFlag } from "./common.ts";
+import { handler, leaf, repoFlag } from "./common.ts";
 
 export const remoteFlags = [
   repoFlag("write"),
-  compat("verbose", "Accepted: each remote is listed with its URL.", { short: "v" }),
+  {
+    name: "verbose",
+    short: "v",
+    type: "boolean",
+    description: "List each remote's fetch and push URL (`origin\thttps://… (fetch)`), as git; without it, the names.",
+  },
 ] as const satisfies readonly FlagSpec[];
 
 export const remoteSpec: NonNullable<CommandSpec["subcommands"]>[number] = leaf(

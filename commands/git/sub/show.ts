@@ -3,20 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import {
-  algorithmFlags,
-  leaf,
-  pathFlag,
-  prettyFlags,
-  quotePathFlag,
-  refusedDiffFlags,
-  renameFlags,
-  repoFlag,
-} from "./common.ts";
+import { algorithmFlags, leaf, pathFlag, prettyFlags, refusedDiffFlags, renameFlags, repoFlag } from "./common.ts";
 
 export const showFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("Only show the diff of this path"),
   { name: "stat", type: "boolean", description: "Print a diffstat instead of the patch." },
   { name: "name-only", type: "boolean", description: "Print only the names of changed files." },

@@ -10,7 +10,6 @@ import {
   pathFlag,
   pathspec,
   quiet,
-  quotePathFlag,
   refusedInteractive,
   repoFlag,
   schema,
@@ -34,7 +33,6 @@ export const stashRefFlags = [repoFlag("write")] as const satisfies readonly Fla
 
 export const stashShowFlags = [
   repoFlag("read"),
-  quotePathFlag,
   { name: "patch", short: "p", type: "boolean", description: "The patch instead of the diffstat." },
   { name: "stat", type: "boolean", description: "The diffstat (the default)." },
   { name: "name-only", type: "boolean", description: "Print only the names of changed files." },

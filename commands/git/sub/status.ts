@@ -3,11 +3,10 @@
  */
 
 import type { CommandSpec, FlagSpec } from "../../../core/declaration.ts";
-import { leaf, pathFlag, pathspec, quotePathFlag, repoFlag } from "./common.ts";
+import { leaf, pathFlag, pathspec, repoFlag } from "./common.ts";
 
 export const statusFlags = [
   repoFlag("read"),
-  quotePathFlag,
   pathFlag("Only report these paths"),
   {
     name: "short",

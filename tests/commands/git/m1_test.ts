@@ -78,7 +78,7 @@ Deno.test("init reports an existing repository instead of clobbering it", async 
   assert.equal((await git(`${root.path}/r`, "symbolic-ref", "HEAD")).trim(), "refs/heads/trunk");
 });
 
-Deno.test("commit: nothing staged is NothingToCommit; the author comes from --author or pterm.json", async () => {
+Deno.test("commit: nothing staged is NothingToCommit; the author comes from --author or pterm.json, the committer is not --author's", async () => {
   await using root = await makeRoot();
   await pterm(root.path, "git init --dir r");
   const empty = await ptermTry(root.path, "git commit --repo r -m nothing");
@@ -88,7 +88,7 @@ Deno.test("commit: nothing staged is NothingToCommit; the author comes from --au
   await pterm(root.path, 'git commit --repo r -m "first one" --author "Ada Lovelace <ada@example.com>"');
   assert.equal(
     (await git(`${root.path}/r`, "log", "-1", "--format=%an|%ae|%cn|%s")).trim(),
-    "Ada Lovelace|ada@example.com|Ada Lovelace|first one",
+    "Ada Lovelace|ada@example.com|pterm|first one",
   );
   const again = await ptermTry(root.path, "git commit --repo r -m again");
   assert.equal(again.error_code, "NothingToCommit");

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { exec, makeRoot } from "../../../_support/helpers.ts";
 import { git, gitRaw } from "../oracle.ts";
 import { EMPTY_BLOB_OID, quoteName } from "../../../../commands/git/odb/bytes.ts";
-import { QUOTES_NAMES } from "../../../../commands/git/spellings.ts";
+import { OPENS_NO_REPOSITORY } from "../../../../commands/git/repo/command_line_config.ts";
 import { gitSpec } from "../../../../commands/git/spec.ts";
 import { type CommandNode, isGroup } from "../../../../core/declaration.ts";
 
@@ -70,14 +70,19 @@ Deno.test("a byte that is not UTF-8 keeps its octal escape whatever core.quotePa
   assert.equal(quoteName("\u{1f300}", true), '"\\360\\237\\214\\200"');
 });
 
-Deno.test("-c core.quotePath reaches exactly the subcommands that print names (their --quote-path)", () => {
+Deno.test("-c settings reach every subcommand that opens a repository (its --config), and no other", () => {
   const taking: string[] = [];
+  const all: string[] = [];
   const walk = (node: CommandNode, path: string[]) => {
     if (isGroup(node)) { for (const sub of node.subcommands) walk(sub, [...path, sub.name]); }
-    else if (node.flags?.some((f) => f.name === "quote-path")) taking.push(path.join(" "));
+    else {
+      all.push(path.join(" "));
+      if (node.flags?.some((f) => f.name === "config")) taking.push(path.join(" "));
+    }
   };
   walk(gitSpec, []);
-  assert.deepEqual(taking.sort(), [...QUOTES_NAMES].sort());
+  assert.deepEqual(taking.sort(), all.filter((name) => !OPENS_NO_REPOSITORY.has(name)).sort());
+  assert.ok(taking.includes("status") && taking.includes("stash show") && !taking.includes("clone"));
 });
 
 Deno.test("-c core.quotePath on a subcommand that prints no name changes nothing, and a bad value is refused", async () => {
