@@ -115,30 +115,37 @@ function removeIfPresentSync(path: string): void {
   }
 }
 
-/** Replaces `path` by `bytes` atomically (temp beside, flushed, renamed over it). */
-async function atomicWrite(path: string, bytes: Uint8Array): Promise<void> {
+/**
+ * Replaces `path` by `bytes` atomically (temp beside, renamed over it) and returns it open. With
+ * `flush`, the content is on disk before the rename; without, the caller flushes the returned
+ * file (and the folder, for its name) before it relies on it surviving a power loss.
+ */
+async function atomicWrite(path: string, bytes: Uint8Array, flush: boolean): Promise<Deno.FsFile> {
   const temp = join(dirname(path), `.${basename(path)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  const file = createWritten(temp, bytes);
   try {
-    const file = createWritten(temp, bytes);
-    try {
-      await file.sync();
-    } finally {
-      file.close();
-    }
+    if (flush) await file.sync();
     Deno.renameSync(temp, path);
+    return file;
   } catch (error) {
+    file.close();
     removeIfPresentSync(temp);
     throw error;
   }
 }
 
 /**
- * Flushes `files` and `folders` to disk, all flushes in flight at once; a file that fails is named
- * by its path (relative to the root), as a write failure.
+ * Flushes `files`, `own` (the run's own files) and `folders` to disk, all flushes in flight at once;
+ * a file of `files` that fails is named by its path (relative to the root), as a write failure.
  */
-async function flushAll(files: readonly { file: Deno.FsFile; path: string }[], folders: readonly string[]) {
+async function flushAll(
+  files: readonly { file: Deno.FsFile; path: string }[],
+  own: readonly Deno.FsFile[],
+  folders: readonly string[],
+) {
   const settled = await Promise.allSettled([
     ...files.map(({ file, path }) => file.sync().catch((error) => Promise.reject(ioFailure(path, "written", error)))),
+    ...own.map((file) => file.sync()),
     ...folders.map((folder) => syncFolder(folder)),
   ]);
   const failed = settled.find((r) => r.status === "rejected");
@@ -275,12 +282,32 @@ export class Transaction {
     };
     await Deno.mkdir(runDir, { recursive: true });
     const tx = new Transaction(options, runDir, journal);
-    await tx.#saveJournal();
+    if (tx.#changesBeforeWrite) await tx.#saveJournal();
+    else (await tx.#writeJournal(false)).close();
     return tx;
   }
 
+  /**
+   * A repository's index and refs may change before `write` (under the run's own lock), so its
+   * journal is on disk before each step. Without git state nothing changes before `write`, whose
+   * journal is flushed together with the new files, before any target is replaced.
+   */
+  get #changesBeforeWrite(): boolean {
+    return this.journal.git_state !== null || this.journal.repo_lock !== null;
+  }
+
+  /** Writes the journal, on disk before this returns. */
   async #saveJournal(): Promise<void> {
-    await atomicWrite(join(this.#runDir, "journal.json"), new TextEncoder().encode(JSON.stringify(this.journal)));
+    (await this.#writeJournal(true)).close();
+  }
+
+  /** Writes the journal; unless `flush`, the caller flushes the returned file and the run folder. */
+  #writeJournal(flush: boolean): Promise<Deno.FsFile> {
+    return atomicWrite(
+      join(this.#runDir, "journal.json"),
+      new TextEncoder().encode(JSON.stringify(this.journal)),
+      flush,
+    );
   }
 
   /**
@@ -358,21 +385,28 @@ export class Transaction {
     this.journal.entries.push(...entries);
     this.journal.created_dirs.push(...created.map((d) => toRootRel(root, d)));
     this.journal.removed_dirs.push(...emptiedDirs.map((d) => toRootRel(root, d)));
-    await this.#saveJournal();
-    await this.#prepare(changes, entries, created);
+    // Otherwise flushed with the new files, before any target is replaced (see `#prepare`).
+    const journal = await this.#writeJournal(this.#changesBeforeWrite);
+    try {
+      await this.#prepare(changes, entries, created, journal);
+    } finally {
+      journal.close();
+    }
     await this.#switch(changes, entries, emptiedDirs, created);
   }
 
   /**
    * Backs up every original, writes every new content to its temporary file, then flushes them all
    * at once: the flushes of one chunk are in flight together, so the file system commits them in one
-   * journal transaction or a few instead of one wait per file. The run folder is flushed with them,
-   * so the journal's name and the backups' links are on disk before any target is replaced.
+   * journal transaction or a few instead of one wait per file. The journal and the run folder are
+   * flushed with them, so the journal, its name and the backups' links are on disk before any
+   * target is replaced.
    */
   async #prepare(
     changes: readonly Change[],
     entries: readonly JournalEntry[],
     created: readonly string[],
+    journal: Deno.FsFile,
   ): Promise<void> {
     const durable = this.#options.durable ?? true;
     for (const dir of created) {
@@ -392,7 +426,7 @@ export class Transaction {
         }
         if (!durable) continue;
         const last = start + FLUSH_CHUNK >= changes.length;
-        await flushAll(written, last ? [this.#runDir] : []);
+        await flushAll(written, last ? [journal] : [], last ? [this.#runDir] : []);
       } finally {
         for (const { file } of written) file.close();
       }
@@ -463,7 +497,13 @@ export class Transaction {
         // Someone put something there meanwhile: the folder stays, which loses nothing.
       }
     }
-    if (this.#options.durable ?? true) await flushAll([], [...touched].filter((dir) => lstatOrNull(dir)?.isDirectory));
+    if (this.#options.durable ?? true) {
+      await flushAll(
+        [],
+        [],
+        [...touched].filter((dir) => lstatOrNull(dir)?.isDirectory),
+      );
+    }
   }
 
   /** Records that the commit was made: from now on a kill keeps the new tree. */

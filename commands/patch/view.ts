@@ -186,7 +186,7 @@ export class View {
       const file = await this.source(rel);
       if (file) disk = { bytes: file.bytes, mode: file.mode, ino: null, mtimeMs: null, size: file.bytes.length };
     } else if (info?.isFile) {
-      const bytes = await Deno.readFile(abs);
+      const bytes = Deno.readFileSync(abs);
       disk = {
         bytes,
         mode: (info.mode ?? DEFAULT_FILE_MODE) & 0o7777,
