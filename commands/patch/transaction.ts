@@ -578,11 +578,16 @@ function dirsToCreate(changes: readonly Change[], repoAbs: string, folders: read
 
 function missingParents(paths: readonly string[], repoAbs: string): string[] {
   const missing = new Set<string>();
+  // Many files share a folder: each is looked up once.
+  const present = new Set<string>();
   for (const path of paths) {
     let dir = dirname(path);
     const chain: string[] = [];
-    while (dir.length > repoAbs.length && dir.startsWith(repoAbs) && !missing.has(dir)) {
-      if (lstatOrNull(dir)) break;
+    while (dir.length > repoAbs.length && dir.startsWith(repoAbs) && !missing.has(dir) && !present.has(dir)) {
+      if (lstatOrNull(dir)) {
+        present.add(dir);
+        break;
+      }
       chain.push(dir);
       dir = dirname(dir);
     }
