@@ -187,7 +187,7 @@ function indicatorFor(state) {
 
 // commands/irc/spec.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/irc/spec.ts", import.meta.url).href).href;
-var schemas = () => import(new URL("./schema-PZQECYS4.js", import.meta.url).href);
+var schemas = () => import(new URL("./schema-GHV2E6SL.js", import.meta.url).href);
 var CAPABILITIES = [
   "fs.read",
   "fs.write",
@@ -304,7 +304,7 @@ var ircSpec = {
   netHosts: (_section, call) => [
     `unix:${join(call.session.dir, SOCKET_NAME)}`
   ],
-  sessionService: async () => (await import(new URL("./service-HCQJUWTH.js", import.meta.url).href)).ircService
+  sessionService: async () => (await import(new URL("./service-OAGU4GO2.js", import.meta.url).href)).ircService
 };
 
 export {

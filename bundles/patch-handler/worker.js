@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-BVWAJCSF.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-7HCRY4ER.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4850,6 +4850,8 @@ var View = class {
     return located;
   }
   #located = /* @__PURE__ */ new Map();
+  /** Folders on the way to located paths that are folders, not symlinks. */
+  #plainFolders = /* @__PURE__ */ new Set();
   async #locate(input, label) {
     if (input.includes("\\")) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` contains a backslash; separate folders with /.`);
@@ -4866,8 +4868,10 @@ var View = class {
     let current = this.repoAbs;
     for (const [i, segment] of segments.entries()) {
       current = join(current, segment);
+      if (i < segments.length - 1 && this.#plainFolders.has(current)) continue;
       const info = lstatOrNull(current);
       if (info === null) break;
+      if (info.isDirectory) this.#plainFolders.add(current);
       if (info.isSymlink) {
         const shown = segments.slice(0, i + 1).join("/");
         throw new PtermError("PatchApplyError", `${label} \`${input}\` goes through the symlink \`${shown}\`; a patch never writes through symlinks. Edit the file the link points to by its real path.`);
@@ -4898,7 +4902,7 @@ var View = class {
         size: file.bytes.length
       };
     } else if (info?.isFile) {
-      const bytes = await Deno.readFile(abs);
+      const bytes = Deno.readFileSync(abs);
       disk = {
         bytes,
         mode: (info.mode ?? DEFAULT_FILE_MODE) & 4095,
@@ -6846,6 +6850,46 @@ async function runEditBlock(block, view) {
   }
 }
 
+// core/fs/atomic.ts
+var counter = 0;
+function tempPathBeside(path) {
+  const unique = `${Date.now().toString(36)}${(counter++).toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0].toString(36)}`;
+  return join(dirname(path), `.${basename(path)}.${unique}.tmp`);
+}
+function createWritten(path, bytes, mode) {
+  const file = Deno.openSync(path, {
+    write: true,
+    createNew: true,
+    mode
+  });
+  try {
+    let written = 0;
+    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+    if (mode !== void 0 && Deno.build.os !== "windows" && ((file.statSync().mode ?? mode) & 4095) !== mode) {
+      Deno.chmodSync(path, mode);
+    }
+    return file;
+  } catch (error) {
+    file.close();
+    try {
+      Deno.removeSync(path);
+    } catch {
+    }
+    throw error;
+  }
+}
+async function syncFolder(path) {
+  if (Deno.build.os === "windows") return;
+  const folder = await Deno.open(path, {
+    read: true
+  });
+  try {
+    await folder.sync();
+  } finally {
+    folder.close();
+  }
+}
+
 // core/git_programs.ts
 var PROGRAM_SETTINGS = [
   /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
@@ -7014,7 +7058,7 @@ var ExecutedPathGuard = class {
 
 // commands/patch/transaction.ts
 var JOURNAL_VERSION = 2;
-var PREPARE_BATCH = 16;
+var FLUSH_CHUNK = 256;
 var decoder3 = new TextDecoder();
 async function sha256(bytes) {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
@@ -7033,30 +7077,34 @@ async function removeIfPresent(path) {
     if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) throw error;
   }
 }
-async function writeFlushed(path, bytes, mode, durable) {
-  const file = await Deno.open(path, {
-    write: true,
-    createNew: true,
-    mode
-  });
+function removeIfPresentSync(path) {
   try {
-    let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
-    if (durable) await file.sync();
-  } finally {
-    file.close();
-  }
-  if (mode !== void 0 && Deno.build.os !== "windows") await Deno.chmod(path, mode);
-}
-async function atomicWrite(path, bytes, durable) {
-  const temp = join(dirname(path), `.${basename(path)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  try {
-    await writeFlushed(temp, bytes, void 0, durable);
-    await Deno.rename(temp, path);
+    Deno.removeSync(path);
   } catch (error) {
-    await removeIfPresent(temp);
+    if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) throw error;
+  }
+}
+async function atomicWrite(path, bytes, flush) {
+  const temp = join(dirname(path), `.${basename(path)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  const file = createWritten(temp, bytes);
+  try {
+    if (flush) await file.sync();
+    Deno.renameSync(temp, path);
+    return file;
+  } catch (error) {
+    file.close();
+    removeIfPresentSync(temp);
     throw error;
   }
+}
+async function flushAll(files, own, folders) {
+  const settled = await Promise.allSettled([
+    ...files.map(({ file, path }) => file.sync().catch((error) => Promise.reject(ioFailure(path, "written", error)))),
+    ...own.map((file) => file.sync()),
+    ...folders.map((folder) => syncFolder(folder))
+  ]);
+  const failed = settled.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
 }
 function patchStateDir(sessionDir) {
   return join(sessionDir, "patch");
@@ -7152,11 +7200,25 @@ var Transaction = class _Transaction {
       recursive: true
     });
     const tx = new _Transaction(options, runDir, journal);
-    await tx.#saveJournal();
+    if (tx.#changesBeforeWrite) await tx.#saveJournal();
+    else (await tx.#writeJournal(false)).close();
     return tx;
   }
+  /**
+   * A repository's index and refs may change before `write` (under the run's own lock), so its
+   * journal is on disk before each step. Without git state nothing changes before `write`, whose
+   * journal is flushed together with the new files, before any target is replaced.
+   */
+  get #changesBeforeWrite() {
+    return this.journal.git_state !== null || this.journal.repo_lock !== null;
+  }
+  /** Writes the journal, on disk before this returns. */
   async #saveJournal() {
-    await atomicWrite(join(this.#runDir, "journal.json"), new TextEncoder().encode(JSON.stringify(this.journal)), true);
+    (await this.#writeJournal(true)).close();
+  }
+  /** Writes the journal; unless `flush`, the caller flushes the returned file and the run folder. */
+  #writeJournal(flush) {
+    return atomicWrite(join(this.#runDir, "journal.json"), new TextEncoder().encode(JSON.stringify(this.journal)), flush);
   }
   /**
    * Backs up files something else (git reset / revert) is about to change, so a rollback can
@@ -7186,15 +7248,28 @@ var Transaction = class _Transaction {
     this.journal.created_dirs.push(...missing.map((d) => toRootRel(root, d)));
     await this.#saveJournal();
     for (const { entry, abs } of added) {
-      if (entry.backup) await this.#backup(abs, join(this.#runDir, entry.backup), null);
+      if (entry.backup) this.#backupSync(abs, join(this.#runDir, entry.backup), null);
     }
   }
-  async #backup(abs, backup, bytes) {
+  /**
+   * A hard link to the original (its inode stays as it is: the switch renames a new file over the
+   * name), or a copy where the file system has no links. A copy written from `bytes` is flushed
+   * before it is closed; a link is on disk once the run folder is flushed.
+   */
+  #backupSync(abs, backup, bytes) {
     try {
-      await Deno.link(abs, backup);
+      Deno.linkSync(abs, backup);
     } catch {
-      if (bytes) await writeFlushed(backup, bytes.bytes, bytes.mode, this.#options.durable ?? true);
-      else await Deno.copyFile(abs, backup);
+      if (!bytes) {
+        Deno.copyFileSync(abs, backup);
+        return;
+      }
+      const file = createWritten(backup, bytes.bytes, bytes.mode);
+      try {
+        if (this.#options.durable ?? true) file.syncSync();
+      } finally {
+        file.close();
+      }
     }
   }
   /** Journals, prepares and switches every change. On failure the caller rolls back. */
@@ -7217,64 +7292,110 @@ var Transaction = class _Transaction {
     this.journal.entries.push(...entries);
     this.journal.created_dirs.push(...created.map((d) => toRootRel(root, d)));
     this.journal.removed_dirs.push(...emptiedDirs.map((d) => toRootRel(root, d)));
-    await this.#saveJournal();
-    await this.#prepare(changes, entries, created);
-    await this.#switch(changes, entries, emptiedDirs);
+    const journal = await this.#writeJournal(this.#changesBeforeWrite);
+    try {
+      await this.#prepare(changes, entries, created, journal);
+    } finally {
+      journal.close();
+    }
+    await this.#switch(changes, entries, emptiedDirs, created);
   }
-  async #prepare(changes, entries, created) {
+  /**
+   * Backs up every original, writes every new content to its temporary file, then flushes them all
+   * at once: the flushes of one chunk are in flight together, so the file system commits them in one
+   * journal transaction or a few instead of one wait per file. The journal and the run folder are
+   * flushed with them, so the journal, its name and the backups' links are on disk before any
+   * target is replaced.
+   */
+  async #prepare(changes, entries, created, journal) {
     const durable = this.#options.durable ?? true;
     for (const dir of created) {
-      await Deno.mkdir(dir).catch((error) => {
+      try {
+        Deno.mkdirSync(dir);
+      } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-      });
+      }
     }
-    const prepareOne = async (i) => {
-      const change = changes[i];
-      const entry = entries[i];
-      const now = lstatOrNull(change.abs);
-      if (change.before) {
-        const unchanged = now?.isFile && now.size === change.before.size && (now.mtime?.getTime() ?? null) === change.before.mtimeMs && now.ino === change.before.ino;
-        if (!unchanged) throw changedUnderneath(entry.path);
-        await this.#backup(change.abs, join(this.#runDir, entry.backup), change.before);
-      } else if (now !== null) {
-        throw changedUnderneath(entry.path);
-      }
-      if (change.after) {
-        const temp = join(dirname(change.abs), entry.temp);
-        try {
-          await writeFlushed(temp, change.after.bytes, change.after.mode, durable).catch(async (error) => {
-            if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-            await removeIfPresent(temp);
-            await writeFlushed(temp, change.after.bytes, change.after.mode, durable);
-          });
-        } catch (error) {
-          throw ioFailure(entry.path, "written", error);
-        }
-      }
-    };
-    for (let start = 0; start < changes.length; start += PREPARE_BATCH) {
+    for (let start = 0; start < changes.length; start += FLUSH_CHUNK) {
       if (this.#options.signal.aborted) throw this.#options.signal.reason;
-      const batch = [];
-      for (let i = start; i < Math.min(start + PREPARE_BATCH, changes.length); i++) batch.push(prepareOne(i));
-      const settled = await Promise.allSettled(batch);
-      const failed = settled.find((r) => r.status === "rejected");
-      if (failed) throw failed.reason;
+      const written = [];
+      try {
+        for (let i = start; i < Math.min(start + FLUSH_CHUNK, changes.length); i++) {
+          const file = this.#prepareOne(changes[i], entries[i]);
+          if (file) written.push({
+            file,
+            path: entries[i].path
+          });
+        }
+        if (!durable) continue;
+        const last = start + FLUSH_CHUNK >= changes.length;
+        await flushAll(written, last ? [
+          journal
+        ] : [], last ? [
+          this.#runDir
+        ] : []);
+      } finally {
+        for (const { file } of written) file.close();
+      }
     }
   }
-  async #switch(changes, entries, emptiedDirs) {
+  /** Checks that the original is as read, backs it up, and writes the new content beside it (left open). */
+  #prepareOne(change, entry) {
+    const now = lstatOrNull(change.abs);
+    if (change.before) {
+      const unchanged = now?.isFile && now.size === change.before.size && (now.mtime?.getTime() ?? null) === change.before.mtimeMs && now.ino === change.before.ino;
+      if (!unchanged) throw changedUnderneath(entry.path);
+      try {
+        this.#backupSync(change.abs, join(this.#runDir, entry.backup), change.before);
+      } catch (error) {
+        throw ioFailure(entry.path, "written", error);
+      }
+    } else if (now !== null) {
+      throw changedUnderneath(entry.path);
+    }
+    if (!change.after) return null;
+    const temp = join(dirname(change.abs), entry.temp);
+    try {
+      try {
+        return createWritten(temp, change.after.bytes, change.after.mode);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+        Deno.removeSync(temp);
+        return createWritten(temp, change.after.bytes, change.after.mode);
+      }
+    } catch (error) {
+      throw ioFailure(entry.path, "written", error);
+    }
+  }
+  /**
+   * Renames every temporary file over its target (in path order) and deletes what the patch
+   * deletes, then flushes the folders whose entries changed (those of the targets, the parents of
+   * created and removed folders): the new names are on disk before the journal that could roll them
+   * back is marked committed or removed.
+   */
+  async #switch(changes, entries, emptiedDirs, created) {
+    const touched = new Set(created.map((dir) => dirname(dir)));
     for (const [i, change] of changes.entries()) {
       try {
-        if (change.after) await Deno.rename(join(dirname(change.abs), entries[i].temp), change.abs);
-        else await removeIfPresent(change.abs);
+        if (change.after) Deno.renameSync(join(dirname(change.abs), entries[i].temp), change.abs);
+        else removeIfPresentSync(change.abs);
       } catch (error) {
         throw ioFailure(entries[i].path, change.after ? "replaced" : "deleted", error);
       }
+      touched.add(dirname(change.abs));
     }
     for (const dir of emptiedDirs) {
       try {
-        await Deno.remove(dir);
+        Deno.removeSync(dir);
+        touched.delete(dir);
+        touched.add(dirname(dir));
       } catch {
       }
+    }
+    if (this.#options.durable ?? true) {
+      await flushAll([], [], [
+        ...touched
+      ].filter((dir) => lstatOrNull(dir)?.isDirectory));
     }
   }
   /** Records that the commit was made: from now on a kill keeps the new tree. */
@@ -7332,11 +7453,15 @@ function dirsToCreate(changes, repoAbs, folders) {
 }
 function missingParents(paths, repoAbs) {
   const missing = /* @__PURE__ */ new Set();
+  const present = /* @__PURE__ */ new Set();
   for (const path of paths) {
     let dir = dirname(path);
     const chain = [];
-    while (dir.length > repoAbs.length && dir.startsWith(repoAbs) && !missing.has(dir)) {
-      if (lstatOrNull(dir)) break;
+    while (dir.length > repoAbs.length && dir.startsWith(repoAbs) && !missing.has(dir) && !present.has(dir)) {
+      if (lstatOrNull(dir)) {
+        present.add(dir);
+        break;
+      }
       chain.push(dir);
       dir = dirname(dir);
     }
@@ -8910,7 +9035,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-IF466BZQ.js", import.meta.url).href)
+    git: await import(new URL("./api-ZBPVFAA7.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -8960,7 +9085,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-IF466BZQ.js", import.meta.url).href)
+    git: await import(new URL("./api-ZBPVFAA7.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."
@@ -8990,6 +9115,7 @@ export {
   refuseGitDirectoriesAfter,
   specialFileKind,
   ExecutedPathGuard,
+  tempPathBeside,
   serveHandler,
   concatBytes,
   encoder3 as encoder,

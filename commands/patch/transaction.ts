@@ -5,10 +5,14 @@
  *    flushed) lists every path the patch will touch, its original mode, the name of its backup
  *    and of its temporary file, and the folders it will create and remove.
  * 2. Preparation: missing parent folders are created, every original is hard-linked into the
- *    run folder (a copy where links are impossible), every new content is written and flushed
- *    to a temporary file beside its target. Nothing a reader looks at has changed yet.
+ *    run folder (a copy where links are impossible), every new content is written to a temporary
+ *    file beside its target; then all of them and the run folder are flushed at once (one wait
+ *    for the whole set, not one per file). Nothing a reader looks at has changed yet, and the
+ *    journal, the backups and the new contents are on disk before anything is replaced.
  * 3. Switch: each temporary file is renamed over its target (atomic: a reader sees the old or
- *    the new file, never a mix), deleted files are unlinked, emptied folders removed.
+ *    the new file, never a mix), deleted files are unlinked, emptied folders removed; then the
+ *    folders whose entries changed are flushed, so the new names are on disk before the journal
+ *    that could undo them goes.
  * 4. The caller commits (git), marks the journal committed, and `finish` removes the run folder.
  *
  * A failure at any step rolls back from the journal in-process. A kill leaves the journal; the
@@ -19,6 +23,7 @@
 
 import { PtermError } from "../../core/errors.ts";
 import { basename, dirname, join } from "../../core/fs/path.ts";
+import { createWritten, syncFolder } from "../../core/fs/atomic.ts";
 import { lstatOrNull, PlannedTree, refuseGitDirectoriesAfter } from "../../core/fs/paths.ts";
 import { ExecutedPathGuard } from "../../core/git_programs.ts";
 import type { Change } from "./view.ts";
@@ -26,8 +31,11 @@ import type { Change } from "./view.ts";
 /** 2: entries carry content hashes, so recovery can tell the dead run's state from later work. */
 export const JOURNAL_VERSION = 2;
 
-/** How many files are prepared (backed up, written and flushed) at once. */
-const PREPARE_BATCH = 16;
+/**
+ * How many new files are written before their flushes are issued together: each stays open until
+ * flushed, so this bounds the open handles.
+ */
+const FLUSH_CHUNK = 256;
 
 export interface JournalEntry {
   /** Relative to the workspace root. */
@@ -99,34 +107,49 @@ async function removeIfPresent(path: string): Promise<void> {
   }
 }
 
-async function writeFlushed(
-  path: string,
-  bytes: Uint8Array,
-  mode: number | undefined,
-  durable: boolean,
-): Promise<void> {
-  const file = await Deno.open(path, { write: true, createNew: true, mode });
+function removeIfPresentSync(path: string): void {
   try {
-    let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
-    if (durable) await file.sync();
-  } finally {
-    file.close();
+    Deno.removeSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) throw error;
   }
-  // The process umask may have narrowed the mode given at creation.
-  if (mode !== undefined && Deno.build.os !== "windows") await Deno.chmod(path, mode);
 }
 
-/** Replaces `path` by `bytes` atomically (temp beside + rename). */
-async function atomicWrite(path: string, bytes: Uint8Array, durable: boolean): Promise<void> {
+/**
+ * Replaces `path` by `bytes` atomically (temp beside, renamed over it) and returns it open. With
+ * `flush`, the content is on disk before the rename; without, the caller flushes the returned
+ * file (and the folder, for its name) before it relies on it surviving a power loss.
+ */
+async function atomicWrite(path: string, bytes: Uint8Array, flush: boolean): Promise<Deno.FsFile> {
   const temp = join(dirname(path), `.${basename(path)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  const file = createWritten(temp, bytes);
   try {
-    await writeFlushed(temp, bytes, undefined, durable);
-    await Deno.rename(temp, path);
+    if (flush) await file.sync();
+    Deno.renameSync(temp, path);
+    return file;
   } catch (error) {
-    await removeIfPresent(temp);
+    file.close();
+    removeIfPresentSync(temp);
     throw error;
   }
+}
+
+/**
+ * Flushes `files`, `own` (the run's own files) and `folders` to disk, all flushes in flight at once;
+ * a file of `files` that fails is named by its path (relative to the root), as a write failure.
+ */
+async function flushAll(
+  files: readonly { file: Deno.FsFile; path: string }[],
+  own: readonly Deno.FsFile[],
+  folders: readonly string[],
+) {
+  const settled = await Promise.allSettled([
+    ...files.map(({ file, path }) => file.sync().catch((error) => Promise.reject(ioFailure(path, "written", error)))),
+    ...own.map((file) => file.sync()),
+    ...folders.map((folder) => syncFolder(folder)),
+  ]);
+  const failed = settled.find((r) => r.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
 /** Where a session keeps the runs of `patch`: `<root>/sessions/<id>/patch`. */
@@ -259,12 +282,32 @@ export class Transaction {
     };
     await Deno.mkdir(runDir, { recursive: true });
     const tx = new Transaction(options, runDir, journal);
-    await tx.#saveJournal();
+    if (tx.#changesBeforeWrite) await tx.#saveJournal();
+    else (await tx.#writeJournal(false)).close();
     return tx;
   }
 
+  /**
+   * A repository's index and refs may change before `write` (under the run's own lock), so its
+   * journal is on disk before each step. Without git state nothing changes before `write`, whose
+   * journal is flushed together with the new files, before any target is replaced.
+   */
+  get #changesBeforeWrite(): boolean {
+    return this.journal.git_state !== null || this.journal.repo_lock !== null;
+  }
+
+  /** Writes the journal, on disk before this returns. */
   async #saveJournal(): Promise<void> {
-    await atomicWrite(join(this.#runDir, "journal.json"), new TextEncoder().encode(JSON.stringify(this.journal)), true);
+    (await this.#writeJournal(true)).close();
+  }
+
+  /** Writes the journal; unless `flush`, the caller flushes the returned file and the run folder. */
+  #writeJournal(flush: boolean): Promise<Deno.FsFile> {
+    return atomicWrite(
+      join(this.#runDir, "journal.json"),
+      new TextEncoder().encode(JSON.stringify(this.journal)),
+      flush,
+    );
   }
 
   /**
@@ -292,16 +335,29 @@ export class Transaction {
     this.journal.created_dirs.push(...missing.map((d) => toRootRel(root, d)));
     await this.#saveJournal();
     for (const { entry, abs } of added) {
-      if (entry.backup) await this.#backup(abs, join(this.#runDir, entry.backup), null);
+      if (entry.backup) this.#backupSync(abs, join(this.#runDir, entry.backup), null);
     }
   }
 
-  async #backup(abs: string, backup: string, bytes: { bytes: Uint8Array; mode: number } | null): Promise<void> {
+  /**
+   * A hard link to the original (its inode stays as it is: the switch renames a new file over the
+   * name), or a copy where the file system has no links. A copy written from `bytes` is flushed
+   * before it is closed; a link is on disk once the run folder is flushed.
+   */
+  #backupSync(abs: string, backup: string, bytes: { bytes: Uint8Array; mode: number } | null): void {
     try {
-      await Deno.link(abs, backup);
+      Deno.linkSync(abs, backup);
     } catch {
-      if (bytes) await writeFlushed(backup, bytes.bytes, bytes.mode, this.#options.durable ?? true);
-      else await Deno.copyFile(abs, backup);
+      if (!bytes) {
+        Deno.copyFileSync(abs, backup);
+        return;
+      }
+      const file = createWritten(backup, bytes.bytes, bytes.mode);
+      try {
+        if (this.#options.durable ?? true) file.syncSync();
+      } finally {
+        file.close();
+      }
     }
   }
 
@@ -329,76 +385,124 @@ export class Transaction {
     this.journal.entries.push(...entries);
     this.journal.created_dirs.push(...created.map((d) => toRootRel(root, d)));
     this.journal.removed_dirs.push(...emptiedDirs.map((d) => toRootRel(root, d)));
-    await this.#saveJournal();
-    await this.#prepare(changes, entries, created);
-    await this.#switch(changes, entries, emptiedDirs);
+    // Otherwise flushed with the new files, before any target is replaced (see `#prepare`).
+    const journal = await this.#writeJournal(this.#changesBeforeWrite);
+    try {
+      await this.#prepare(changes, entries, created, journal);
+    } finally {
+      journal.close();
+    }
+    await this.#switch(changes, entries, emptiedDirs, created);
   }
 
+  /**
+   * Backs up every original, writes every new content to its temporary file, then flushes them all
+   * at once: the flushes of one chunk are in flight together, so the file system commits them in one
+   * journal transaction or a few instead of one wait per file. The journal and the run folder are
+   * flushed with them, so the journal, its name and the backups' links are on disk before any
+   * target is replaced.
+   */
   async #prepare(
     changes: readonly Change[],
     entries: readonly JournalEntry[],
     created: readonly string[],
+    journal: Deno.FsFile,
   ): Promise<void> {
     const durable = this.#options.durable ?? true;
     for (const dir of created) {
-      await Deno.mkdir(dir).catch((error) => {
+      try {
+        Deno.mkdirSync(dir);
+      } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-      });
+      }
     }
-    const prepareOne = async (i: number) => {
-      const change = changes[i];
-      const entry = entries[i];
-      const now = lstatOrNull(change.abs);
-      if (change.before) {
-        const unchanged = now?.isFile && now.size === change.before.size &&
-          (now.mtime?.getTime() ?? null) === change.before.mtimeMs && now.ino === change.before.ino;
-        if (!unchanged) throw changedUnderneath(entry.path);
-        await this.#backup(change.abs, join(this.#runDir, entry.backup!), change.before);
-      } else if (now !== null) {
-        throw changedUnderneath(entry.path);
-      }
-      if (change.after) {
-        const temp = join(dirname(change.abs), entry.temp!);
-        try {
-          // The temp name is the run's own, so it is there only if this run id ran before and was
-          // killed: then it goes first. Tried without removing: a removal that finds nothing costs
-          // an error per file.
-          await writeFlushed(temp, change.after.bytes, change.after.mode, durable).catch(async (error) => {
-            if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-            await removeIfPresent(temp);
-            await writeFlushed(temp, change.after!.bytes, change.after!.mode, durable);
-          });
-        } catch (error) {
-          throw ioFailure(entry.path, "written", error);
-        }
-      }
-    };
-    // Files are independent here (nothing visible changes yet), so their flushes overlap.
-    for (let start = 0; start < changes.length; start += PREPARE_BATCH) {
+    for (let start = 0; start < changes.length; start += FLUSH_CHUNK) {
       if (this.#options.signal.aborted) throw this.#options.signal.reason;
-      const batch = [];
-      for (let i = start; i < Math.min(start + PREPARE_BATCH, changes.length); i++) batch.push(prepareOne(i));
-      const settled = await Promise.allSettled(batch);
-      const failed = settled.find((r) => r.status === "rejected");
-      if (failed) throw (failed as PromiseRejectedResult).reason;
+      const written: { file: Deno.FsFile; path: string }[] = [];
+      try {
+        for (let i = start; i < Math.min(start + FLUSH_CHUNK, changes.length); i++) {
+          const file = this.#prepareOne(changes[i], entries[i]);
+          if (file) written.push({ file, path: entries[i].path });
+        }
+        if (!durable) continue;
+        const last = start + FLUSH_CHUNK >= changes.length;
+        await flushAll(written, last ? [journal] : [], last ? [this.#runDir] : []);
+      } finally {
+        for (const { file } of written) file.close();
+      }
     }
   }
 
-  async #switch(changes: readonly Change[], entries: readonly JournalEntry[], emptiedDirs: readonly string[]) {
+  /** Checks that the original is as read, backs it up, and writes the new content beside it (left open). */
+  #prepareOne(change: Change, entry: JournalEntry): Deno.FsFile | null {
+    const now = lstatOrNull(change.abs);
+    if (change.before) {
+      const unchanged = now?.isFile && now.size === change.before.size &&
+        (now.mtime?.getTime() ?? null) === change.before.mtimeMs && now.ino === change.before.ino;
+      if (!unchanged) throw changedUnderneath(entry.path);
+      try {
+        this.#backupSync(change.abs, join(this.#runDir, entry.backup!), change.before);
+      } catch (error) {
+        throw ioFailure(entry.path, "written", error);
+      }
+    } else if (now !== null) {
+      throw changedUnderneath(entry.path);
+    }
+    if (!change.after) return null;
+    const temp = join(dirname(change.abs), entry.temp!);
+    try {
+      // The temp name is the run's own, so it is there only if this run id ran before and was
+      // killed: then it goes first. Tried without removing: a removal that finds nothing costs
+      // an error per file.
+      try {
+        return createWritten(temp, change.after.bytes, change.after.mode);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+        Deno.removeSync(temp);
+        return createWritten(temp, change.after.bytes, change.after.mode);
+      }
+    } catch (error) {
+      throw ioFailure(entry.path, "written", error);
+    }
+  }
+
+  /**
+   * Renames every temporary file over its target (in path order) and deletes what the patch
+   * deletes, then flushes the folders whose entries changed (those of the targets, the parents of
+   * created and removed folders): the new names are on disk before the journal that could roll them
+   * back is marked committed or removed.
+   */
+  async #switch(
+    changes: readonly Change[],
+    entries: readonly JournalEntry[],
+    emptiedDirs: readonly string[],
+    created: readonly string[],
+  ) {
+    const touched = new Set<string>(created.map((dir) => dirname(dir)));
     for (const [i, change] of changes.entries()) {
       try {
-        if (change.after) await Deno.rename(join(dirname(change.abs), entries[i].temp!), change.abs);
-        else await removeIfPresent(change.abs);
+        if (change.after) Deno.renameSync(join(dirname(change.abs), entries[i].temp!), change.abs);
+        else removeIfPresentSync(change.abs);
       } catch (error) {
         throw ioFailure(entries[i].path, change.after ? "replaced" : "deleted", error);
       }
+      touched.add(dirname(change.abs));
     }
     for (const dir of emptiedDirs) {
       try {
-        await Deno.remove(dir);
+        Deno.removeSync(dir);
+        touched.delete(dir);
+        touched.add(dirname(dir));
       } catch {
         // Someone put something there meanwhile: the folder stays, which loses nothing.
       }
+    }
+    if (this.#options.durable ?? true) {
+      await flushAll(
+        [],
+        [],
+        [...touched].filter((dir) => lstatOrNull(dir)?.isDirectory),
+      );
     }
   }
 
@@ -474,11 +578,16 @@ function dirsToCreate(changes: readonly Change[], repoAbs: string, folders: read
 
 function missingParents(paths: readonly string[], repoAbs: string): string[] {
   const missing = new Set<string>();
+  // Many files share a folder: each is looked up once.
+  const present = new Set<string>();
   for (const path of paths) {
     let dir = dirname(path);
     const chain: string[] = [];
-    while (dir.length > repoAbs.length && dir.startsWith(repoAbs) && !missing.has(dir)) {
-      if (lstatOrNull(dir)) break;
+    while (dir.length > repoAbs.length && dir.startsWith(repoAbs) && !missing.has(dir) && !present.has(dir)) {
+      if (lstatOrNull(dir)) {
+        present.add(dir);
+        break;
+      }
       chain.push(dir);
       dir = dirname(dir);
     }

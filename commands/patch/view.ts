@@ -142,6 +142,8 @@ export class View {
   }
 
   readonly #located = new Map<string, { rel: string; abs: string }>();
+  /** Folders on the way to located paths that are folders, not symlinks. */
+  readonly #plainFolders = new Set<string>();
 
   async #locate(input: string, label: string): Promise<{ rel: string; abs: string }> {
     if (input.includes("\\")) {
@@ -155,11 +157,14 @@ export class View {
     const fromRoot = this.repoRel === "." ? input : `${this.repoRel}/${input}`;
     const confined = await this.#workspace.resolve(fromRoot, "write", { label });
     // Confinement resolved symlinks; a patch never writes through one, so walk the literal path.
+    // A folder found plain once stays so for the run (the tree does not change under it).
     let current = this.repoAbs;
     for (const [i, segment] of segments.entries()) {
       current = join(current, segment);
+      if (i < segments.length - 1 && this.#plainFolders.has(current)) continue;
       const info = lstatOrNull(current);
       if (info === null) break;
+      if (info.isDirectory) this.#plainFolders.add(current);
       if (info.isSymlink) {
         const shown = segments.slice(0, i + 1).join("/");
         throw new PtermError(
@@ -186,7 +191,7 @@ export class View {
       const file = await this.source(rel);
       if (file) disk = { bytes: file.bytes, mode: file.mode, ino: null, mtimeMs: null, size: file.bytes.length };
     } else if (info?.isFile) {
-      const bytes = await Deno.readFile(abs);
+      const bytes = Deno.readFileSync(abs);
       disk = {
         bytes,
         mode: (info.mode ?? DEFAULT_FILE_MODE) & 0o7777,

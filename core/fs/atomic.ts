@@ -44,6 +44,46 @@ async function writeTemp(temp: string, bytes: Uint8Array, options: AtomicWriteOp
 }
 
 /**
+ * Creates `path` (it must not exist) holding `bytes`, and returns it still open, not yet flushed:
+ * a writer of many files writes them all, then flushes them together (`file.sync()` of each, all
+ * in flight at once), so the file system commits them in one journal transaction instead of one
+ * wait per file. `mode` is the file's mode even where the process umask would narrow it.
+ */
+export function createWritten(path: string, bytes: Uint8Array, mode?: number): Deno.FsFile {
+  const file = Deno.openSync(path, { write: true, createNew: true, mode });
+  try {
+    let written = 0;
+    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+    // The umask narrows the mode given at creation; a chmod only when it did, as it dirties the inode again.
+    if (mode !== undefined && Deno.build.os !== "windows" && ((file.statSync().mode ?? mode) & 0o7777) !== mode) {
+      Deno.chmodSync(path, mode);
+    }
+    return file;
+  } catch (error) {
+    file.close();
+    try {
+      Deno.removeSync(path);
+    } catch { /* the error came first */ }
+    throw error;
+  }
+}
+
+/**
+ * Flushes a folder's own entries — the names created, renamed or removed in it — to disk: a
+ * renamed file survives a power loss only once its folder is flushed. Windows keeps no handle on
+ * a folder to flush (its file systems journal names themselves): nothing to do there.
+ */
+export async function syncFolder(path: string): Promise<void> {
+  if (Deno.build.os === "windows") return;
+  const folder = await Deno.open(path, { read: true });
+  try {
+    await folder.sync();
+  } finally {
+    folder.close();
+  }
+}
+
+/**
  * The synchronous form, for the kernel's own small writes on the start-up path (the audit
  * log): the first asynchronous file operation of a process costs ~2 ms, a synchronous one
  * ~0.2 ms, and a CLI process has nothing to overlap the wait with. Not durable (no fsync).

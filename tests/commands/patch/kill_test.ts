@@ -37,7 +37,8 @@ function spawnApply(root: string, patch: string, flags: string[] = []): Deno.Chi
     stderr: "null",
   }).spawn();
   const writer = child.stdin.getWriter();
-  writer.write(new TextEncoder().encode(patch)).then(() => writer.close());
+  // A process killed before it read all of its input breaks the pipe: expected when a kill lands that early.
+  writer.write(new TextEncoder().encode(patch)).then(() => writer.close()).catch(() => {});
   return child;
 }
 
@@ -317,4 +318,94 @@ Deno.test("a killed run, then a person's own git work: recovery refuses (StaleJo
     await git(repo, "fsck", "--strict", "--no-progress");
   }
   assert.ok(killedOnce, "a run was killed mid-apply");
+});
+
+/** 100 files of 200 lines, 10 lines of each edited: the benchmark's shape (1,000 line edits over 100 files). */
+const EDITED_FILES = 100;
+const editedName = (f: number) => `src/m${Math.floor(f / 50)}/file${f}.py`;
+const editedOld = (f: number) =>
+  Array.from({ length: 200 }, (_, i) => `    value_${i} = compute(#${f}.${i}#)\n`).join("");
+const editedNew = (f: number) =>
+  Array.from(
+    { length: 200 },
+    (_, i) => `    value_${i} = compute(#${f}.${i}#)${i % 20 === f % 20 ? "  # edited" : ""}\n`,
+  )
+    .join("");
+
+/** A small deterministic generator (mulberry32), so a failing kill moment can be replayed from its seed. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+Deno.test("killed at random moments of a 100-file apply: each file old or new, and the retry completes it", async () => {
+  const seed = Number(Deno.env.get("PTERM_KILL_SEED") ?? Date.now() % 100_000);
+  const next = random(seed);
+  const files: Record<string, string> = {};
+  const expected: Record<string, string> = {};
+  for (let f = 0; f < EDITED_FILES; f++) {
+    files[editedName(f)] = editedOld(f);
+    expected[editedName(f)] = editedNew(f);
+  }
+  const patch = patchOf(
+    ...Array.from(
+      { length: EDITED_FILES },
+      (_, f) => block("file.write", editedName(f), editedNew(f).trimEnd().split("\n")),
+    ),
+  );
+  // How long a whole run takes here, so that the kills fall over all of it: start-up, planning,
+  // preparing, switching and cleaning up.
+  await using timing = await makeRoot();
+  await writeTree(timing.path, files);
+  const started = performance.now();
+  assert.equal((await (spawnApply(timing.path, patch)).status).code, 0);
+  const duration = performance.now() - started;
+
+  await using expectedTree = await makeRoot();
+  await writeTree(expectedTree.path, expected);
+  const ATTEMPTS = 10;
+  let rolledBack = 0;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    // Spread over the run: attempt k kills somewhere in the k-th tenth of it.
+    const delay = duration * (attempt + next()) / ATTEMPTS;
+    const context = `seed ${seed} (PTERM_KILL_SEED), attempt ${attempt}, killed after ${delay.toFixed(0)} ms`;
+    await using dir = await makeRoot();
+    await writeTree(dir.path, files);
+    const child = spawnApply(dir.path, patch);
+    await new Promise((r) => setTimeout(r, delay));
+    try {
+      child.kill("SIGKILL");
+    } catch { /* it had already finished */ }
+    await child.status;
+
+    // Byte for byte, each file is its old or its new content.
+    for (let f = 0; f < EDITED_FILES; f++) {
+      const bytes = await Deno.readTextFile(`${dir.path}/${editedName(f)}`);
+      assert.ok(
+        bytes === editedOld(f) || bytes === editedNew(f),
+        `${editedName(f)} is neither old nor new: ${context}`,
+      );
+    }
+    // The person retries the same call: it finishes the dead run's work or rolls it back, then applies.
+    const retry = await cli(["exec", "--root", dir.path, "patch apply"], { stdin: patch });
+    assert.equal(retry.envelope?.exit_code, 0, `${context}: ${retry.stdout}${retry.stderr}`);
+    // deno-lint-ignore no-explicit-any
+    const recovered = (retry.envelope!.result as any).recovered ?? [];
+    if (recovered.some((r: { action: string }) => r.action === "rolled_back")) rolledBack++;
+    // Real git compares the tree with the expected one: no difference, no temporary file left beside a target.
+    const diff = await new Deno.Command("git", {
+      args: ["diff", "--no-index", "--stat", `${expectedTree.path}/src`, `${dir.path}/src`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(new TextDecoder().decode(diff.stdout) + new TextDecoder().decode(diff.stderr), "", context);
+    assert.equal(diff.code, 0, context);
+    const runs = await Array.fromAsync(Deno.readDir(`${dir.path}/sessions/default/patch`)).catch(() => []);
+    assert.deepEqual(runs.map((r) => r.name), [], `no journal or backup is left: ${context}`);
+  }
+  assert.ok(rolledBack > 0, `one kill at least landed while a journal stood (seed ${seed})`);
 });
