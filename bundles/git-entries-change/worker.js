@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-ZL5JL5UC.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-EPSZSMOV.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7265,7 +7265,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-CEF4EOL6.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-MRBMUWCG.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -15792,7 +15792,7 @@ function applyHunks(doc, hunks, options = {}) {
     const { pos, lines, strategy } = placed;
     if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
       const after = hunk.lines.filter((l) => l.kind !== "-");
-      if (old.length === after.length && old.every((l, i) => l.text === after[i].text)) {
+      if (matchesAt(doc, 0, after, exactly)) {
         throw new HunkError({
           kind: "already-applied",
           hunk: number,
@@ -16134,7 +16134,9 @@ function placeAsGit(doc, hunk, old, written, number, bomOld, unidiffZero) {
       if (writtenLine(pos + k)) return false;
       const file = fileLine(pos + k);
       const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
-      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
+      const expected = hunkLine(k);
+      const rest = file.slice(expected.length);
+      if (file !== expected && !(bare && file.startsWith(expected) && /^[ \t\r]*\n?$/.test(rest))) return false;
     }
     return true;
   };
@@ -16459,7 +16461,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-Z3XNNHEX.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-NOSDQI7S.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16483,7 +16485,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-4MRA4MSB.js", import.meta.url).href)
+      git: await import(new URL("./api-EVQTOKVG.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

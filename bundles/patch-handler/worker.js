@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-7HCRY4ER.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-T6YCLYET.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -3524,7 +3524,7 @@ function applyHunks(doc, hunks, options = {}) {
     const { pos, lines, strategy } = placed;
     if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
       const after = hunk.lines.filter((l) => l.kind !== "-");
-      if (old.length === after.length && old.every((l, i) => l.text === after[i].text)) {
+      if (matchesAt(doc, 0, after, exactly)) {
         throw new HunkError({
           kind: "already-applied",
           hunk: number,
@@ -3866,7 +3866,9 @@ function placeAsGit(doc, hunk, old, written, number, bomOld, unidiffZero) {
       if (writtenLine(pos + k)) return false;
       const file = fileLine(pos + k);
       const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
-      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
+      const expected = hunkLine(k);
+      const rest = file.slice(expected.length);
+      if (file !== expected && !(bare && file.startsWith(expected) && /^[ \t\r]*\n?$/.test(rest))) return false;
     }
     return true;
   };
@@ -9035,7 +9037,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-ZBPVFAA7.js", import.meta.url).href)
+    git: await import(new URL("./api-TMJDOSZD.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9085,7 +9087,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-ZBPVFAA7.js", import.meta.url).href)
+    git: await import(new URL("./api-TMJDOSZD.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -713,11 +713,13 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
       ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero)
       : place(doc, hunk, old, expected, written, number, index, reapply);
     const { pos, lines, strategy } = placed;
-    // A hunk that only adds or removes the BOM, on a file whose BOM is already as the hunk leaves it,
-    // ran before: its lines match either way, so the BOM is the only sign (git apply refuses it too).
+    // A hunk that adds or removes the file's BOM, on a file whose BOM is already as the hunk leaves it and
+    // whose first lines are already the hunk's result, ran before: the lines match without the BOM either way
+    // (the file keeps its BOM apart from its first line), so the BOM and the result are the only signs. git
+    // apply, which compares the BOM as a byte of the first line, refuses it too.
     if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
       const after = hunk.lines.filter((l) => l.kind !== "-");
-      if (old.length === after.length && old.every((l, i) => l.text === after[i].text)) {
+      if (matchesAt(doc, 0, after, exactly)) {
         throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line: 1 });
       }
     }
@@ -1099,10 +1101,13 @@ function placeAsGit(
     for (let k = 0; k < old.length; k++) {
       if (writtenLine(pos + k)) return false;
       const file = fileLine(pos + k);
-      // Bytes compared from the place on: a last old line without its newline also matches the
-      // same line with one (git's memcmp of the preimage), except where the hunk must end the file.
+      // Bytes compared from the place on: a last old line without its newline also matches a line that
+      // starts with it and goes on with whitespace only (`{` matches `{\r\n`: git's memcmp of the preimage's
+      // bytes, after a line hash that skips whitespace), except where the hunk must end the file.
       const bare = k === old.length - 1 && hunk.oldNoNewline && !matchEnd;
-      if (file !== hunkLine(k) && !(bare && file === hunkLine(k) + "\n")) return false;
+      const expected = hunkLine(k);
+      const rest = file.slice(expected.length);
+      if (file !== expected && !(bare && file.startsWith(expected) && /^[ \t\r]*\n?$/.test(rest))) return false;
     }
     return true;
   };

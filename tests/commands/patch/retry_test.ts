@@ -96,6 +96,29 @@ Deno.test("a diff that only adds a BOM, applied twice: the second run is Already
   assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), "\ufeffdiff --git looks like a header\n}\n");
 });
 
+Deno.test("a diff that adds lines and a BOM before a first line it keeps, applied twice: AlreadyApplied, as git apply refuses it", async () => {
+  // The file keeps its BOM apart from its first line, so without the BOM the hunk's context still
+  // matches the file's first line after the first run; the BOM and the result standing there are the signs.
+  await using dir = await makeRoot();
+  await git(dir.path, "init", "-q", "-b", "main");
+  await writeTree(dir.path, { "notes.c": "--- not a header\n" });
+  await git(dir.path, "add", "-A");
+  await git(dir.path, "commit", "-q", "-m", "notes");
+  const result = "\ufeff--- not a header\n{\n++ counter\n--- not a header\n";
+  await Deno.writeTextFile(`${dir.path}/notes.c`, result);
+  const diff = await git(dir.path, "diff");
+  await git(dir.path, "checkout", "-q", "--", "notes.c");
+  const first = await apply(dir.path, diff);
+  assert.equal(first.exit_code, 0, first.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/notes.c`), result);
+  assert.equal(await gitApplies(dir.path, diff), false);
+  const second = await apply(dir.path, diff);
+  assert.equal(second.error_code, "AlreadyApplied", second.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/notes.c`), result);
+  // The user's next step: real git sees exactly the one change.
+  assert.equal((await git(dir.path, "diff", "--numstat")).trim(), "3\t0\tnotes.c");
+});
+
 Deno.test("a codex patch applied twice is AlreadyApplied; --reapply applies it once more on purpose", async () => {
   await using dir = await makeRoot();
   await calcRepo(dir.path);

@@ -275,3 +275,37 @@ Deno.test("git apply --3way: a clean merge is staged; --check says it would conf
     assert.equal(git(root.path, ...args).stdout, git(twin.path, ...args).stdout, args.join(" "));
   }
 });
+
+Deno.test("git apply --unidiff-zero: a last removed line without its newline matches a CRLF line as git's memcmp does", async () => {
+  // git compares the preimage's bytes from the place on, after a line hash that skips whitespace: `{` (no
+  // newline) matches `{\r\n`. A retry of such a diff is accepted by git, and pterm's git apply says the same.
+  await using root = await makeRoot();
+  git(root.path, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(`${root.path}/main.c`, "a\r\nb\r\n{");
+  git(root.path, "add", "-A");
+  git(root.path, "commit", "-qm", "base");
+  await Deno.writeTextFile(`${root.path}/main.c`, "a\r\nb\r\n{\r\n=== end ===\r\nlast");
+  const diff = git(root.path, "diff", "-U0").stdout;
+  git(root.path, "checkout", "-q", "main.c");
+  await execOk(root.path, "git apply --index --unidiff-zero", { stdin: diff });
+  const once = await Deno.readFile(`${root.path}/main.c`);
+  // The retry: git accepts it, and so does pterm, with git's result bytes.
+  git(root.path, "clone", "-q", ".", "twin");
+  await Deno.writeFile(`${root.path}/twin/main.c`, once);
+  git(`${root.path}/twin`, "add", "main.c");
+  const ours = await exec(root.path, "git apply --check --unidiff-zero", { stdin: diff });
+  const theirs = new Deno.Command("git", {
+    args: ["apply", "--check", "--unidiff-zero", "-"],
+    cwd: `${root.path}/twin`,
+    env: ENV,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = theirs.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(diff));
+  await writer.close();
+  assert.equal((await theirs.output()).code, 0, "git accepts the retry");
+  assert.equal(ours.exit_code, 0, ours.stderr);
+});
