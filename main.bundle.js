@@ -1594,6 +1594,16 @@ function lookAtTarget(root, rel, segments, target) {
   if (before === null || after === null || before.some((id, i) => id !== after[i])) throw swappedBeforeWriting(rel);
   return info;
 }
+function identity(info) {
+  return `${info.dev}:${info.ino}`;
+}
+function homeIdentity(root, segments) {
+  if (segments.length === 1) {
+    const info = lstatOrNull3(root);
+    return info === null ? null : identity(info);
+  }
+  return folderIdentities(root, segments)?.at(-1) ?? null;
+}
 function folderIdentities(root, segments) {
   const ids = [];
   let current = root;
@@ -1633,7 +1643,7 @@ function placeSync(temp, plan, file) {
   if (!placedWhereWalked(plan.root, plan.segments, beside, file, 1)) {
     throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
       besideName
-    ]));
+    ]) === "removed");
   }
   try {
     Deno.renameSync(beside, target);
@@ -1647,14 +1657,15 @@ function placeSync(temp, plan, file) {
 function pause(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
-function removeStrayNames(plan, file, names) {
+function removeStrayNames(plan, file, names, options = {}) {
   const written = file.statSync();
-  if (written.ino === null) return false;
+  if (written.ino === null) return "unknown";
+  const tempLinks = options.tempLinks ?? 1;
   const folders = plan.segments.slice(0, -1);
   const deadline = Date.now() + SETTLE_MS;
+  let seenAtHome = 0;
   for (; ; ) {
-    if ((file.statSync().nlink ?? 1) <= 1) return true;
-    if (Date.now() > deadline) return false;
+    let homeSeen = false;
     let where = plan.root;
     const candidates = [];
     for (const [i, folder] of folders.entries()) {
@@ -1672,17 +1683,28 @@ function removeStrayNames(plan, file, names) {
     }
     if (folders.length === 0) candidates.push(plan.root);
     for (const folder of candidates) {
+      const folderInfo = lstatOrNull3(folder);
+      const atHome = options.keepHome === true && folderInfo !== null && identity(folderInfo) === plan.home;
       for (const name of names) {
         const path = join(folder, name);
         const info = lstatOrNull3(path);
-        if (info !== null && !info.isSymlink && sameFile(info, written)) {
-          try {
-            Deno.removeSync(path);
-          } catch {
-          }
+        if (info === null || info.isSymlink || !sameFile(info, written)) continue;
+        const still = lstatOrNull3(folder);
+        if (atHome && still !== null && identity(still) === plan.home) {
+          homeSeen = true;
+          continue;
+        }
+        try {
+          Deno.removeSync(path);
+        } catch {
         }
       }
     }
+    const links = (file.statSync().nlink ?? 1) - tempLinks;
+    if (links <= 0) return "removed";
+    seenAtHome = homeSeen && links === 1 ? seenAtHome + 1 : 0;
+    if (seenAtHome === 2) return "home";
+    if (Date.now() > deadline) return "unknown";
     pause(1);
   }
 }
@@ -1692,6 +1714,8 @@ function planWrite(root, rel, data, options) {
   const target = join(root, ...segments);
   const existing = lookAtTarget(root, rel, segments, target);
   if (existing?.isDirectory) throw targetIsFolder(rel);
+  const home = homeIdentity(root, segments);
+  if (home === null) throw swappedBeforeWriting(rel);
   const { staged, beside } = stagingPaths(root, target);
   return {
     root,
@@ -1704,7 +1728,8 @@ function planWrite(root, rel, data, options) {
     temps: [
       staged,
       beside
-    ]
+    ],
+    home
   };
 }
 function settle(plan, temp, file, crossDeviceFallback) {
@@ -1720,10 +1745,15 @@ function settle(plan, temp, file, crossDeviceFallback) {
     }
     const tempLinks = lstatOrNull3(temp) === null ? 0 : 1;
     if (!placedWhereWalked(root, segments, target, file, tempLinks)) {
-      file.truncateSync(0);
-      throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
+      const found = removeStrayNames(plan, file, [
         segments.at(-1)
-      ]));
+      ], {
+        keepHome: true,
+        tempLinks
+      });
+      if (found === "home") return true;
+      file.truncateSync(0);
+      throw swappedWhileWriting(rel, found === "removed");
     }
     return true;
   } finally {

@@ -943,6 +943,16 @@ function lookAtTarget(root, rel, segments, target) {
   if (before === null || after === null || before.some((id, i) => id !== after[i])) throw swappedBeforeWriting(rel);
   return info2;
 }
+function identity(info2) {
+  return `${info2.dev}:${info2.ino}`;
+}
+function homeIdentity(root, segments) {
+  if (segments.length === 1) {
+    const info2 = lstatOrNull3(root);
+    return info2 === null ? null : identity(info2);
+  }
+  return folderIdentities(root, segments)?.at(-1) ?? null;
+}
 function folderIdentities(root, segments) {
   const ids = [];
   let current = root;
@@ -982,7 +992,7 @@ function placeSync(temp, plan, file) {
   if (!placedWhereWalked(plan.root, plan.segments, beside, file, 1)) {
     throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
       besideName
-    ]));
+    ]) === "removed");
   }
   try {
     Deno.renameSync(beside, target);
@@ -996,14 +1006,15 @@ function placeSync(temp, plan, file) {
 function pause(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
-function removeStrayNames(plan, file, names) {
+function removeStrayNames(plan, file, names, options = {}) {
   const written = file.statSync();
-  if (written.ino === null) return false;
+  if (written.ino === null) return "unknown";
+  const tempLinks = options.tempLinks ?? 1;
   const folders = plan.segments.slice(0, -1);
   const deadline = Date.now() + SETTLE_MS;
+  let seenAtHome = 0;
   for (; ; ) {
-    if ((file.statSync().nlink ?? 1) <= 1) return true;
-    if (Date.now() > deadline) return false;
+    let homeSeen = false;
     let where2 = plan.root;
     const candidates = [];
     for (const [i, folder] of folders.entries()) {
@@ -1021,17 +1032,28 @@ function removeStrayNames(plan, file, names) {
     }
     if (folders.length === 0) candidates.push(plan.root);
     for (const folder of candidates) {
+      const folderInfo = lstatOrNull3(folder);
+      const atHome = options.keepHome === true && folderInfo !== null && identity(folderInfo) === plan.home;
       for (const name of names) {
         const path2 = join(folder, name);
         const info2 = lstatOrNull3(path2);
-        if (info2 !== null && !info2.isSymlink && sameFile(info2, written)) {
-          try {
-            Deno.removeSync(path2);
-          } catch {
-          }
+        if (info2 === null || info2.isSymlink || !sameFile(info2, written)) continue;
+        const still = lstatOrNull3(folder);
+        if (atHome && still !== null && identity(still) === plan.home) {
+          homeSeen = true;
+          continue;
+        }
+        try {
+          Deno.removeSync(path2);
+        } catch {
         }
       }
     }
+    const links = (file.statSync().nlink ?? 1) - tempLinks;
+    if (links <= 0) return "removed";
+    seenAtHome = homeSeen && links === 1 ? seenAtHome + 1 : 0;
+    if (seenAtHome === 2) return "home";
+    if (Date.now() > deadline) return "unknown";
     pause(1);
   }
 }
@@ -1041,6 +1063,8 @@ function planWrite(root, rel, data, options) {
   const target = join(root, ...segments);
   const existing = lookAtTarget(root, rel, segments, target);
   if (existing?.isDirectory) throw targetIsFolder(rel);
+  const home = homeIdentity(root, segments);
+  if (home === null) throw swappedBeforeWriting(rel);
   const { staged, beside } = stagingPaths(root, target);
   return {
     root,
@@ -1053,7 +1077,8 @@ function planWrite(root, rel, data, options) {
     temps: [
       staged,
       beside
-    ]
+    ],
+    home
   };
 }
 function settle(plan, temp, file, crossDeviceFallback) {
@@ -1069,10 +1094,15 @@ function settle(plan, temp, file, crossDeviceFallback) {
     }
     const tempLinks = lstatOrNull3(temp) === null ? 0 : 1;
     if (!placedWhereWalked(root, segments, target, file, tempLinks)) {
-      file.truncateSync(0);
-      throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
+      const found = removeStrayNames(plan, file, [
         segments.at(-1)
-      ]));
+      ], {
+        keepHome: true,
+        tempLinks
+      });
+      if (found === "home") return true;
+      file.truncateSync(0);
+      throw swappedWhileWriting(rel, found === "removed");
     }
     return true;
   } finally {
@@ -3568,14 +3598,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-GXXSLQ45.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-57R7WJHK.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-ADRNVNNT.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-KNDW7ACE.js", import.meta.url).href),
-  html: () => import(new URL("./html-62NT4C4D.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-QLQQNEXE.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-NFFGWOAU.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-PY77OUH7.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-IJDJJPKZ.js", import.meta.url).href),
+  html: () => import(new URL("./html-NW6BERWE.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-D2NQM67C.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-KODRVF6W.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-CDNEAGHR.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-6B2MUKGU.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3628,7 +3658,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-OJ5D5Q26.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-S5LDH35S.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

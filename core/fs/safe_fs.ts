@@ -242,6 +242,20 @@ function lookAtTarget(root: string, rel: string, segments: string[], target: str
   return info;
 }
 
+/** A file's device and inode, as folderIdentities writes them. */
+function identity(info: Deno.FileInfo): string {
+  return `${info.dev}:${info.ino}`;
+}
+
+/** Device and inode of the target's own folder (the root itself for a file at the top), or null if it is not a real folder. */
+function homeIdentity(root: string, segments: string[]): string | null {
+  if (segments.length === 1) {
+    const info = lstatOrNull(root);
+    return info === null ? null : identity(info);
+  }
+  return folderIdentities(root, segments)?.at(-1) ?? null;
+}
+
 /** Device and inode of each folder from the root down to the target's, or null if one is not a real folder. */
 function folderIdentities(root: string, segments: string[]): string[] | null {
   const ids: string[] = [];
@@ -298,7 +312,7 @@ function placeSync(temp: string, plan: WritePlan, file: Deno.FsFile): void {
   }
   const besideName = basename(beside);
   if (!placedWhereWalked(plan.root, plan.segments, beside, file, 1)) {
-    throw swappedWhileWriting(rel, removeStrayNames(plan, file, [besideName]));
+    throw swappedWhileWriting(rel, removeStrayNames(plan, file, [besideName]) === "removed");
   }
   try {
     Deno.renameSync(beside, target);
@@ -320,15 +334,27 @@ function pause(ms: number): void {
  * leaves nothing behind, in the workspace or where a link led. A name is removed only after lstat
  * shows it is this very file (device and inode); a folder on the way that is a symlink is followed
  * to find it. Bounded: a link swapped away and never back leaves its target unknown (reported).
+ *
+ * With `keepHome`, the name in the target's own folder (the real folder the walk saw, known by its
+ * device and inode wherever it is at the moment) is the write placed where it belongs: it is kept, and
+ * "home" answered once it is the file's only name besides the temporary ones — the placement was right
+ * even though the folders never held still long enough to see it.
  */
-function removeStrayNames(plan: WritePlan, file: Deno.FsFile, names: readonly string[]): boolean {
+function removeStrayNames(
+  plan: WritePlan,
+  file: Deno.FsFile,
+  names: readonly string[],
+  options: { keepHome?: boolean; tempLinks?: number } = {},
+): "home" | "removed" | "unknown" {
   const written = file.statSync();
-  if (written.ino === null) return false; // no inode numbers (Windows): nothing is removed by guess
+  if (written.ino === null) return "unknown"; // no inode numbers (Windows): nothing is removed by guess
+  const tempLinks = options.tempLinks ?? 1;
   const folders = plan.segments.slice(0, -1);
   const deadline = Date.now() + SETTLE_MS;
+  // Twice in a row, so that one look through a folder swapped out and back between its checks cannot decide.
+  let seenAtHome = 0;
   for (;;) {
-    if ((file.statSync().nlink ?? 1) <= 1) return true;
-    if (Date.now() > deadline) return false;
+    let homeSeen = false;
     let where = plan.root;
     const candidates: string[] = [];
     for (const [i, folder] of folders.entries()) {
@@ -346,16 +372,28 @@ function removeStrayNames(plan: WritePlan, file: Deno.FsFile, names: readonly st
     }
     if (folders.length === 0) candidates.push(plan.root);
     for (const folder of candidates) {
+      const folderInfo = lstatOrNull(folder);
+      const atHome = options.keepHome === true && folderInfo !== null && identity(folderInfo) === plan.home;
       for (const name of names) {
         const path = join(folder, name);
         const info = lstatOrNull(path);
-        if (info !== null && !info.isSymlink && sameFile(info, written)) {
-          try {
-            Deno.removeSync(path);
-          } catch { /* moved meanwhile: looked for again */ }
+        if (info === null || info.isSymlink || !sameFile(info, written)) continue;
+        // Seen at home only if the folder is still the home folder after the look at the name.
+        const still = lstatOrNull(folder);
+        if (atHome && still !== null && identity(still) === plan.home) {
+          homeSeen = true;
+          continue;
         }
+        try {
+          Deno.removeSync(path);
+        } catch { /* moved meanwhile: looked for again */ }
       }
     }
+    const links = (file.statSync().nlink ?? 1) - tempLinks;
+    if (links <= 0) return "removed";
+    seenAtHome = homeSeen && links === 1 ? seenAtHome + 1 : 0;
+    if (seenAtHome === 2) return "home";
+    if (Date.now() > deadline) return "unknown";
     pause(1);
   }
 }
@@ -372,6 +410,8 @@ interface WritePlan {
   readonly mode?: number;
   /** The temporary file in the root, then (a mount inside the root only) the one beside the target. */
   readonly temps: readonly [string, string];
+  /** Device and inode of the target's folder as the walk found it, a real folder inside the root. */
+  readonly home: string;
 }
 
 function planWrite(root: string, rel: string, data: Uint8Array | string, options: SafeWriteOptions): WritePlan {
@@ -380,6 +420,8 @@ function planWrite(root: string, rel: string, data: Uint8Array | string, options
   const target = join(root, ...segments);
   const existing = lookAtTarget(root, rel, segments, target);
   if (existing?.isDirectory) throw targetIsFolder(rel);
+  const home = homeIdentity(root, segments);
+  if (home === null) throw swappedBeforeWriting(rel);
   const { staged, beside } = stagingPaths(root, target);
   return {
     root,
@@ -390,6 +432,7 @@ function planWrite(root: string, rel: string, data: Uint8Array | string, options
     bytes: encode(data),
     mode: options.mode,
     temps: [staged, beside],
+    home,
   };
 }
 
@@ -415,8 +458,11 @@ function settle(plan: WritePlan, temp: string, file: Deno.FsFile, crossDeviceFal
     // The temporary name in the root is still there when the file was placed with link(2).
     const tempLinks = lstatOrNull(temp) === null ? 0 : 1;
     if (!placedWhereWalked(root, segments, target, file, tempLinks)) {
-      file.truncateSync(0); // wipe what landed behind the link, through the handle, never by path
-      throw swappedWhileWriting(rel, removeStrayNames(plan, file, [segments.at(-1)!]));
+      // The folders never held still: where the file is, is found by its names.
+      const found = removeStrayNames(plan, file, [segments.at(-1)!], { keepHome: true, tempLinks });
+      if (found === "home") return true;
+      file.truncateSync(0); // wipe what may remain behind the link, through the handle, never by path
+      throw swappedWhileWriting(rel, found === "removed");
     }
     return true;
   } finally {
