@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-G3OUAYV3.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-SZUUPQCR.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -11324,7 +11324,14 @@ var config = async (ctx) => {
   }
   if (mode === null) mode = words.length >= 2 ? "set" : "get";
   const worktreeOnly = ctx.flags.worktree;
-  const entries = allEntries(repo, worktreeOnly);
+  const inFiles = allEntries(repo, worktreeOnly);
+  const entries = ctx.flags.local || worktreeOnly ? inFiles : [
+    ...inFiles,
+    ...repo.commandLine.map(([key2, value2]) => [
+      lowerKey(key2),
+      value2
+    ])
+  ];
   if (mode === "list") {
     if (words.length) throw new PtermError("InvalidArgs", "`git config --list` takes no key.");
     const lines = entries.map(([key2, value2]) => `${key2}=${shown(key2, value2)}`);
@@ -11390,7 +11397,7 @@ var config = async (ctx) => {
     if (words.length > 1) {
       throw new PtermError("InvalidArgs", `--unset takes the key only: \`git config --unset ${key}\`.`);
     }
-    if (!entries.some(([k]) => k === wanted)) {
+    if (!inFiles.some(([k]) => k === wanted)) {
       throw new PtermError("NotFound", `${key} is not set in the repository's config; nothing to unset.`);
     }
     await withRepoLock(repo, () => removeConfigValues(repo, parts.section, parts.subsection, [

@@ -112,7 +112,12 @@ export const config: Handler<typeof configFlags, readonly [{ name: "args"; descr
     }
     if (mode === null) mode = words.length >= 2 ? "set" : "get";
     const worktreeOnly = ctx.flags.worktree;
-    const entries = allEntries(repo, worktreeOnly);
+    const inFiles = allEntries(repo, worktreeOnly);
+    // Reading without a scope sees the call's own settings (git's `-c`) last, as git's command-line scope;
+    // --local and --worktree read their file only, and unset/set look at the file.
+    const entries: [string, string][] = ctx.flags.local || worktreeOnly
+      ? inFiles
+      : [...inFiles, ...repo.commandLine.map(([key, value]): [string, string] => [lowerKey(key), value])];
     if (mode === "list") {
       if (words.length) throw new PtermError("InvalidArgs", "`git config --list` takes no key.");
       const lines = entries.map(([key, value]) => `${key}=${shown(key, value)}`);
@@ -164,7 +169,7 @@ export const config: Handler<typeof configFlags, readonly [{ name: "args"; descr
       if (words.length > 1) {
         throw new PtermError("InvalidArgs", `--unset takes the key only: \`git config --unset ${key}\`.`);
       }
-      if (!entries.some(([k]) => k === wanted)) {
+      if (!inFiles.some(([k]) => k === wanted)) {
         throw new PtermError("NotFound", `${key} is not set in the repository's config; nothing to unset.`);
       }
       await withRepoLock(repo, () => removeConfigValues(repo, parts.section, parts.subsection, [parts.name]));

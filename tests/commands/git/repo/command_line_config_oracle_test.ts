@@ -166,3 +166,16 @@ Deno.test("git -C <folder> init is refused with the line that runs, and that lin
   await pterm(root.path, line);
   assert.equal((await gitRaw(`${root.path}/p/sub`, ["rev-parse", "--is-inside-work-tree"])).stdout, "true\n");
 });
+
+Deno.test("git config reads the call's own -c settings as git does (last, and not with --local)", async () => {
+  await using root = await makeRoot("pterm-config-cli-read-");
+  await shaped(`${root.path}/r`);
+  for (
+    const line of [
+      "-c user.name=Ada config user.name",
+      "-c user.name=Ada config --list",
+      "-c user.name=Ada config --local --list",
+      "-c core.quotePath=false config --get-regexp ^core",
+    ]
+  ) await sameAsGit(root.path, line);
+});
