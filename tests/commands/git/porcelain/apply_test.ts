@@ -24,6 +24,24 @@ function git(dir: string, ...args: string[]): { code: number; stdout: string; st
   return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
 }
 
+/** Real `git apply <args>` in `dir` with `diff` on stdin: its exit code and stdout. */
+async function realApplyStdin(dir: string, args: string[], diff: string): Promise<{ code: number; stdout: string }> {
+  const child = new Deno.Command("git", {
+    args: ["apply", ...args],
+    cwd: dir,
+    env: ENV,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(diff));
+  await writer.close();
+  const out = await child.output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
+}
+
 /** A repository at the root with app.py and README.md committed, and a diff (by real git) that edits and adds. */
 async function setUp(root: string): Promise<string> {
   git(root, "init", "-q", "-b", "main");
@@ -110,21 +128,9 @@ Deno.test("git apply --check, --stat and --numstat print what real git apply pri
   await using root = await makeRoot();
   const diff = await setUp(root.path);
   for (const flag of ["--stat", "--numstat", "--check"]) {
-    const real = new Deno.Command("git", {
-      args: ["apply", flag],
-      cwd: root.path,
-      env: ENV,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = real.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(diff));
-    await writer.close();
-    const theirs = await real.output();
+    const theirs = await realApplyStdin(root.path, [flag], diff);
     const envelope = await execOk(root.path, `git apply ${flag}`, { stdin: diff });
-    assert.equal(envelope.stdout, new TextDecoder().decode(theirs.stdout), flag);
+    assert.equal(envelope.stdout, theirs.stdout, flag);
     assert.equal(git(root.path, "status", "--porcelain").stdout, "", flag);
   }
 });
@@ -294,18 +300,10 @@ Deno.test("git apply --unidiff-zero: a last removed line without its newline mat
   await Deno.writeFile(`${root.path}/twin/main.c`, once);
   git(`${root.path}/twin`, "add", "main.c");
   const ours = await exec(root.path, "git apply --check --unidiff-zero", { stdin: diff });
-  const theirs = new Deno.Command("git", {
-    args: ["apply", "--check", "--unidiff-zero", "-"],
-    cwd: `${root.path}/twin`,
-    env: ENV,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = theirs.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(diff));
-  await writer.close();
-  assert.equal((await theirs.output()).code, 0, "git accepts the retry");
+  assert.equal(
+    (await realApplyStdin(`${root.path}/twin`, ["--check", "--unidiff-zero", "-"], diff)).code,
+    0,
+    "git accepts the retry",
+  );
   assert.equal(ours.exit_code, 0, ours.stderr);
 });
