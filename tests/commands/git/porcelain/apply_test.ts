@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { exec, execOk, makeRoot } from "../../../_support/helpers.ts";
+import { gitRaw } from "../oracle.ts";
 
 const ENV = {
   GIT_AUTHOR_NAME: "Test",
@@ -22,24 +23,6 @@ function git(dir: string, ...args: string[]): { code: number; stdout: string; st
     .outputSync();
   const text = new TextDecoder();
   return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
-}
-
-/** Real `git apply <args>` in `dir` with `diff` on stdin: its exit code and stdout. */
-async function realApplyStdin(dir: string, args: string[], diff: string): Promise<{ code: number; stdout: string }> {
-  const child = new Deno.Command("git", {
-    args: ["apply", ...args],
-    cwd: dir,
-    env: ENV,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(diff));
-  await writer.close();
-  const out = await child.output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
 }
 
 /** A repository at the root with app.py and README.md committed, and a diff (by real git) that edits and adds. */
@@ -128,7 +111,7 @@ Deno.test("git apply --check, --stat and --numstat print what real git apply pri
   await using root = await makeRoot();
   const diff = await setUp(root.path);
   for (const flag of ["--stat", "--numstat", "--check"]) {
-    const theirs = await realApplyStdin(root.path, [flag], diff);
+    const theirs = await gitRaw(root.path, ["apply", flag], diff);
     const envelope = await execOk(root.path, `git apply ${flag}`, { stdin: diff });
     assert.equal(envelope.stdout, theirs.stdout, flag);
     assert.equal(git(root.path, "status", "--porcelain").stdout, "", flag);
@@ -301,7 +284,7 @@ Deno.test("git apply --unidiff-zero: a last removed line without its newline mat
   git(`${root.path}/twin`, "add", "main.c");
   const ours = await exec(root.path, "git apply --check --unidiff-zero", { stdin: diff });
   assert.equal(
-    (await realApplyStdin(`${root.path}/twin`, ["--check", "--unidiff-zero", "-"], diff)).code,
+    (await gitRaw(`${root.path}/twin`, ["apply", "--check", "--unidiff-zero", "-"], diff)).code,
     0,
     "git accepts the retry",
   );
