@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-YI44NK2Q.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-22KO6XEG.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7265,7 +7265,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-IFCJPCDM.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-TTZF7P6N.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -12917,17 +12917,15 @@ async function switchedText(repo, policy, step) {
 `;
     } else stderr += `Switched to branch '${after.branch}'
 `;
-    const tracking = step.created && step.startGiven ? null : await trackingInfo(repo, after.branch, true);
-    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
   } else {
     if (before.branch && !step.explicitDetach && repo.config.getBool("advice.detachedHead", true)) {
       stderr += detachedHeadAdvice(step.target);
     }
     stderr += await headNowAtText(repo, after.head);
-    const named2 = resolveRefOid(repo, `refs/heads/${step.target}`) ? step.target : null;
-    const tracking = named2 ? await trackingInfo(repo, named2, true) : null;
-    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
   }
+  const reported = after.branch ? step.created && step.startGiven ? null : after.branch : resolveRefOid(repo, `refs/heads/${step.target}`) ? step.target : null;
+  const tracking = reported ? await trackingInfo(repo, reported, true) : null;
+  if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
   return {
     localChanges,
     stdout,
@@ -16461,7 +16459,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-BMCUNWBE.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-LHJARUYJ.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16485,7 +16483,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-ME4OAOQO.js", import.meta.url).href)
+      git: await import(new URL("./api-ET7EHCQX.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -849,14 +849,6 @@ function refuseSetting(key, value) {
 }
 
 // commands/git/spellings.ts
-var TAKES_AUTHOR = /* @__PURE__ */ new Set([
-  "commit",
-  "merge",
-  "revert",
-  "tag",
-  "stash",
-  "var"
-]);
 var DISPLAY_WORDS = /* @__PURE__ */ new Set([
   "--no-pager",
   "-P",
@@ -873,7 +865,6 @@ var gitSpellings = {
   rewrite(words) {
     const rest = words.slice(1);
     const repoParts = [];
-    const identity = {};
     const settings = [];
     let i = 0;
     for (; i < rest.length; i++) {
@@ -891,8 +882,6 @@ var gitSpellings = {
         const [key, value] = parseSetting(setting);
         if (isDisplaySetting(key, value)) continue;
         if (!isFollowedSetting(key)) refuseSetting(key, value);
-        if (/^user\.name$/i.test(key)) identity.name = value;
-        else if (/^user\.email$/i.test(key)) identity.email = value;
         settings.push(`${key}=${value}`);
         continue;
       }
@@ -931,15 +920,6 @@ var gitSpellings = {
         refuse(`-c ${kept2[0]} is not applied to \`git ${sub[0]}\`: run it without, then set the setting in the repository (\`git config ${kept2[0].replace("=", " ")}\`).`);
       }
     } else for (const setting of settings) added.push(`--config=${setting}`);
-    if (identity.name !== void 0 || identity.email !== void 0) {
-      const stashPush = sub[0] === "stash" && (sub[1] === void 0 || sub[1] === "push" || sub[1].startsWith("-"));
-      if (TAKES_AUTHOR.has(sub[0] ?? "") && (sub[0] !== "stash" || stashPush)) {
-        if (!identity.name || identity.email === void 0) {
-          refuse("-c user.name=\u2026 and -c user.email=\u2026 set the author together; give both.");
-        }
-        added.push("--author", `${identity.name} <${identity.email}>`);
-      }
-    }
     return [
       "git",
       ...kept,
@@ -1004,7 +984,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-Q7EA3W2X.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-VAO7VU3U.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

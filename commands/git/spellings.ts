@@ -3,8 +3,8 @@
  * `git -C proj status` is `git status --repo proj`; `git --no-pager log` and `--no-color` change
  * nothing pterm prints and are dropped; `-c key=value` becomes `--config=key=value`, the setting for
  * this call (repo/command_line_config.ts says which are followed; display ones are dropped, the rest
- * refused by name), and `-c user.name=… -c user.email=…` also `--author` for the subcommands that
- * make commits or tags. Anything else git takes there is refused with what to run instead, never
+ * refused by name; `-c user.name=…` is read as the repository's own identity is, for author and
+ * committer alike). Anything else git takes there is refused with what to run instead, never
  * ignored with another meaning.
  */
 
@@ -18,9 +18,6 @@ import {
   refuseSetting,
 } from "./repo/command_line_config.ts";
 
-/** Subcommands that record an author (a commit, a tag, a stash entry). */
-const TAKES_AUTHOR = new Set(["commit", "merge", "revert", "tag", "stash", "var"]);
-
 /** Display options: pterm prints no colour and uses no pager, so these mean nothing here. */
 const DISPLAY_WORDS = new Set(["--no-pager", "-P", "--no-color", "--color=never", "--no-optional-locks"]);
 
@@ -32,7 +29,6 @@ export const gitSpellings: SpellingRewriter = {
   rewrite(words) {
     const rest = words.slice(1);
     const repoParts: string[] = [];
-    const identity: { name?: string; email?: string } = {};
     const settings: string[] = [];
     let i = 0;
     for (; i < rest.length; i++) {
@@ -51,8 +47,6 @@ export const gitSpellings: SpellingRewriter = {
         const [key, value] = parseSetting(setting);
         if (isDisplaySetting(key, value)) continue;
         if (!isFollowedSetting(key)) refuseSetting(key, value);
-        if (/^user\.name$/i.test(key)) identity.name = value;
-        else if (/^user\.email$/i.test(key)) identity.email = value;
         settings.push(`${key}=${value}`);
         continue;
       }
@@ -105,15 +99,6 @@ export const gitSpellings: SpellingRewriter = {
         );
       }
     } else for (const setting of settings) added.push(`--config=${setting}`);
-    if (identity.name !== undefined || identity.email !== undefined) {
-      const stashPush = sub[0] === "stash" && (sub[1] === undefined || sub[1] === "push" || sub[1].startsWith("-"));
-      if (TAKES_AUTHOR.has(sub[0] ?? "") && (sub[0] !== "stash" || stashPush)) {
-        if (!identity.name || identity.email === undefined) {
-          refuse("-c user.name=… and -c user.email=… set the author together; give both.");
-        }
-        added.push("--author", `${identity.name} <${identity.email}>`);
-      }
-    }
     return ["git", ...kept, ...added, ...paths];
   },
 };

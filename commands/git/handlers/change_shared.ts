@@ -122,19 +122,21 @@ async function switchedText(
         ? `Switched to and reset branch '${after.branch}'\n`
         : `Switched to a new branch '${after.branch}'\n`;
     } else stderr += `Switched to branch '${after.branch}'\n`;
-    // git reports the upstream of a branch it switched to, not of one it made from a start point.
-    const tracking = step.created && step.startGiven ? null : await trackingInfo(repo, after.branch, true);
-    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
   } else {
     if (before.branch && !step.explicitDetach && repo.config.getBool("advice.detachedHead", true)) {
       stderr += detachedHeadAdvice(step.target);
     }
     stderr += await headNowAtText(repo, after.head);
-    // git reports the upstream of the branch the word named, even when HEAD was detached at it.
-    const named = resolveRefOid(repo, `refs/heads/${step.target}`) ? step.target : null;
-    const tracking = named ? await trackingInfo(repo, named, true) : null;
-    if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
   }
+  // git reports the upstream of the branch it switched to, or that the word named when HEAD was detached at it;
+  // not of a branch it made from a start point.
+  const reported = after.branch
+    ? (step.created && step.startGiven ? null : after.branch)
+    : resolveRefOid(repo, `refs/heads/${step.target}`)
+    ? step.target
+    : null;
+  const tracking = reported ? await trackingInfo(repo, reported, true) : null;
+  if (tracking) stdout += trackingLines(tracking, repo.config.getBool("advice.statusHints", true)).join("\n") + "\n";
   return { localChanges, stdout, stderr };
 }
 

@@ -153,6 +153,14 @@ Deno.test("-c user.name and user.email make the commit's author and committer, a
     await git(dir, "log", "-1", "--format=%an <%ae> / %cn <%ce>"),
     "Ada <ada@example.com> / Ada <ada@example.com>\n",
   );
+  // The name alone, as git takes it: the email is the repository's own, for author and committer alike.
+  await git(dir, "config", "user.email", "repo@example.com");
+  await write(`${dir}/a.txt`, "again\n");
+  await pterm(root.path, "git -C r -c user.name=Grace commit -am again");
+  assert.equal(
+    await git(dir, "log", "-1", "--format=%an <%ae> / %cn <%ce>"),
+    "Grace <repo@example.com> / Grace <repo@example.com>\n",
+  );
   await assertFsck(dir);
 });
 
