@@ -7,7 +7,8 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { type Index, readIndexFile, serializeIndex } from "../worktree/index_file.ts";
+import { type CurrentStat, type Index, readIndexFile, serializeIndex } from "../worktree/index_file.ts";
+import { lstatTracked } from "../worktree/worktree.ts";
 import { LockFile, type LockOwner } from "./lock.ts";
 import type { Repo } from "./repo.ts";
 
@@ -30,7 +31,7 @@ export async function withRepoLock<T>(repo: Repo, fn: () => Promise<T>, owner: L
   held.set(repo.gitdir, state);
   try {
     const result = await fn();
-    if (state.index?.dirty) lock.commit(await serializeIndex(state.index));
+    if (state.index?.dirty) lock.commit(await serializeIndex(state.index, workTreeStat(repo)));
     return result;
   } finally {
     held.delete(repo.gitdir);
@@ -40,6 +41,17 @@ export async function withRepoLock<T>(repo: Repo, fn: () => Promise<T>, owner: L
 
 export function isLocked(repo: Repo): boolean {
   return held.has(repo.gitdir);
+}
+
+/** The work tree's file at a tracked path, for the racy-git check of an index write. */
+function workTreeStat(repo: Repo): CurrentStat {
+  return (path) => {
+    try {
+      return lstatTracked(repo, path);
+    } catch {
+      return "unknown";
+    }
+  };
 }
 
 /** Throws unless this process holds the repository lock (the `{locked: true}` contract of the API). */
@@ -91,7 +103,7 @@ export async function tryWriteRefreshedIndex(repo: Repo, index: Index): Promise<
     const current = readIndexFile(repo.gitdir);
     // Someone changed the index since we read it: our stat data may be stale; leave it.
     if (current.fileMtimeMs !== index.fileMtimeMs || current.entries.size !== index.entries.size) return false;
-    lock.commit(await serializeIndex(index));
+    lock.commit(await serializeIndex(index, workTreeStat(repo)));
     return true;
   } finally {
     lock.rollback();

@@ -426,15 +426,27 @@ function serializeCacheTree(node: CacheTreeNode, parts: Uint8Array[]): void {
 }
 
 /**
+ * What the work tree holds at a path now, for the racy-git check before a write: null when nothing is
+ * there, "unknown" when it cannot be looked at.
+ */
+export type CurrentStat = (path: string) => Deno.FileInfo | null | "unknown";
+
+/**
  * Racy-git protection before a write (git's ce_smudge_racily_clean_entry, without hashing):
  * an entry whose mtime is not older than the index it was read from could have changed within
  * the same timestamp; zeroing its recorded size makes every reader (git too) check its content.
+ * Only an entry whose stat data still matches its file is smudged, as git does: one whose file
+ * already differs (a new size, say) is seen as changed by every reader anyway, and a size of 0
+ * would turn that into a content check that a line-ending conversion can call clean.
  */
-function smudgeRacyEntries(index: Index): void {
+function smudgeRacyEntries(index: Index, currentStat: CurrentStat): void {
   if (index.fileMtimeMs === 0) return;
   for (const entry of index.entries.values()) {
     if (index.fresh.has(entry.path) || entry.size === 0) continue;
-    if (entryMtimeMs(entry) >= index.fileMtimeMs) entry.size = 0;
+    if (entryMtimeMs(entry) < index.fileMtimeMs) continue;
+    const info = currentStat(entry.path);
+    if (info === null) continue;
+    if (info === "unknown" || statMatches(entry, info)) entry.size = 0;
   }
 }
 
@@ -470,8 +482,8 @@ const HEX_VALUE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i;
 
 /** The on-disk bytes of `index` (version 2, or 3 when extended flags are needed), checksum included. */
-export async function serializeIndex(index: Index): Promise<Uint8Array> {
-  smudgeRacyEntries(index);
+export async function serializeIndex(index: Index, currentStat: CurrentStat): Promise<Uint8Array> {
+  smudgeRacyEntries(index, currentStat);
   const entries = index.sorted();
   const version = entries.some((e) => e.intentToAdd || e.skipWorktree) ? 3 : 2;
   // Sizes first, so everything is written into one buffer.

@@ -189,6 +189,29 @@ Deno.test("binary and merge=union in .gitattributes: diff says binary, merge con
   await twin.compare("merge with attributes");
 });
 
+Deno.test("a racy entry whose file changed size is not smudged: after pterm's status, git still sees the line-ending flip", async () => {
+  await using root = await makeRoot();
+  const dir = `${root.path}/r`;
+  await gitInit(dir);
+  await write(`${dir}/.gitattributes`, "* text=auto\n");
+  await write(`${dir}/flipped.txt`, "alpha\nbeta\n");
+  await write(`${dir}/touched.txt`, "same\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-qm", "base");
+  // Every entry is racy (not older than the index file), as right after a checkout in the same second.
+  const past = new Date(Date.now() - 60_000);
+  await Deno.utime(`${dir}/.git/index`, past, past);
+  // The flip changes the size: git's stat check says modified without looking at the content.
+  await Deno.writeTextFile(`${dir}/flipped.txt`, "alpha\r\nbeta\r\n");
+  // A touched file is refreshed, so pterm's status writes the index back.
+  const earlier = new Date(Date.now() - 10_000);
+  await Deno.utime(`${dir}/touched.txt`, earlier, earlier);
+  assert.deepEqual(await ptermStatus(root.path, "r"), [".M flipped.txt"]);
+  assert.deepEqual(await porcelainFiles(dir), [".M flipped.txt"]);
+  // What git's own index write would keep: the size of the committed file, not a smudged 0.
+  assert.match(await git(dir, "ls-files", "--debug", "flipped.txt"), /size: 11\t/);
+});
+
 // ---- property test -------------------------------------------------------------------------------
 
 const CONTENTS: Record<string, string> = {
