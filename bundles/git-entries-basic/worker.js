@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-SZUUPQCR.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-TG57QDT7.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -3078,7 +3078,10 @@ var ObjectStore = class _ObjectStore {
         return false;
       }
     }
-    const fanout = oid.slice(0, 2);
+    return this.#looseNames(oid.slice(0, 2)).has(oid.slice(2));
+  }
+  /** The loose objects' names (38 hex digits) in one fan-out folder, listed once per store; writes add theirs. */
+  #looseNames(fanout) {
     let names = this.#looseListed.get(fanout);
     if (!names) {
       names = /* @__PURE__ */ new Set();
@@ -3088,7 +3091,7 @@ var ObjectStore = class _ObjectStore {
       }
       this.#looseListed.set(fanout, names);
     }
-    return names.has(oid.slice(2));
+    return names;
   }
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
   packedObjectCount() {
@@ -3102,14 +3105,11 @@ var ObjectStore = class _ObjectStore {
    */
   sharedHexDigits(oid) {
     let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
-    try {
-      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
-        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
-        let k = 0;
-        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
-        shared = Math.max(shared, k + 2);
-      }
-    } catch {
+    for (const name of this.#looseNames(oid.slice(0, 2))) {
+      if (name.length !== 38 || name === oid.slice(2)) continue;
+      let k = 0;
+      while (k < 38 && name[k] === oid[k + 2]) k++;
+      shared = Math.max(shared, k + 2);
     }
     for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
     return shared;
@@ -4576,11 +4576,14 @@ function serializeCacheTree(node, parts) {
   if (node.oid) parts.push(fromHex(node.oid));
   for (const child of node.children) serializeCacheTree(child, parts);
 }
-function smudgeRacyEntries(index) {
+function smudgeRacyEntries(index, currentStat) {
   if (index.fileMtimeMs === 0) return;
   for (const entry of index.entries.values()) {
     if (index.fresh.has(entry.path) || entry.size === 0) continue;
-    if (entryMtimeMs(entry) >= index.fileMtimeMs) entry.size = 0;
+    if (entryMtimeMs(entry) < index.fileMtimeMs) continue;
+    const info = currentStat(entry.path);
+    if (info === null) continue;
+    if (info === "unknown" || statMatches(entry, info)) entry.size = 0;
   }
 }
 function entryWithStat(path, oid, mode, info) {
@@ -4593,8 +4596,8 @@ function entryFromStat(path, oid, mode, info, statTime) {
 }
 var HEX_VALUE2 = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE2["0123456789abcdef".charCodeAt(i)] = i;
-async function serializeIndex(index) {
-  smudgeRacyEntries(index);
+async function serializeIndex(index, currentStat) {
+  smudgeRacyEntries(index, currentStat);
   const entries = index.sorted();
   const version = entries.some((e) => e.intentToAdd || e.skipWorktree) ? 3 : 2;
   const names = new Array(entries.length);
@@ -5432,6 +5435,288 @@ async function trackingInfo(repo, branch, count = true) {
   };
 }
 
+// core/git_programs.ts
+var PROGRAM_SETTINGS = [
+  /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
+  /^sequence\.editor$/,
+  /^gpg(?:\.[^.]+)?\.program$/,
+  /^credential(?:\..+)?\.helper$/,
+  /^filter\..+\.(?:clean|smudge|process)$/,
+  /^diff\..+\.(?:textconv|command)$/,
+  /^diff\.external$/,
+  /^merge\..+\.driver$/
+];
+var MAX_CONFIG_BYTES = 1 << 20;
+function lstatOrNull2(path) {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+function readInside(root, path) {
+  if (!within2(root, resolve("/", path))) return null;
+  const info = lstatOrNull2(path);
+  if (!info?.isFile || info.size > MAX_CONFIG_BYTES) return null;
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+function within2(root, path) {
+  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+function parseGitConfig(text) {
+  const out = /* @__PURE__ */ new Map();
+  let section = "";
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (line.startsWith("[")) {
+      const header = /^\[\s*([^\s"\]]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+      if (!header) continue;
+      const name = header[1].toLowerCase();
+      section = header[2] === void 0 ? name : `${name}.${header[2].replace(/\\(.)/g, "$1")}`;
+      const rest = line.slice(header[0].length).trim();
+      if (rest !== "" && !rest.startsWith("#") && !rest.startsWith(";")) addSetting(out, section, rest);
+      continue;
+    }
+    addSetting(out, section, line);
+  }
+  return out;
+}
+function addSetting(out, section, line) {
+  const match = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+  if (!match || section === "") return;
+  const key = `${section}.${match[1].toLowerCase()}`;
+  const value = unquote(match[2] ?? "true");
+  out.set(key, [
+    ...out.get(key) ?? [],
+    value
+  ]);
+}
+function unquote(raw) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === "\\" && i + 1 < raw.length) {
+      const next = raw[++i];
+      out += next === "n" ? "\n" : next === "t" ? "	" : next;
+    } else if (!quoted && (c === "#" || c === ";")) break;
+    else out += c;
+  }
+  return out.trim();
+}
+function configOf(root, workTree) {
+  const dotGit = join(workTree, ".git");
+  const info = lstatOrNull2(dotGit);
+  if (info?.isDirectory) return readInside(root, join(dotGit, "config"));
+  if (!info?.isFile) return null;
+  const pointer = /^gitdir: (.+?)[\r\n]*$/s.exec(readInside(root, dotGit) ?? "");
+  if (!pointer) return null;
+  const gitdir = resolve(workTree, pointer[1]);
+  const common = readInside(root, join(gitdir, "commondir"))?.replace(/[\r\n]+$/, "");
+  const commondir = common ? resolve(gitdir, common) : gitdir;
+  return readInside(root, join(commondir, "config"));
+}
+function programPath(command) {
+  const word = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command.replace(/^!/, ""));
+  const path = word ? word[1] ?? word[2] ?? word[3] : "";
+  return path.includes("/") ? path : null;
+}
+function executedPathsOf(root, workTree, label) {
+  const text = configOf(root, workTree);
+  if (text === null) return [];
+  const config2 = parseGitConfig(text);
+  const found = [];
+  const add2 = (path, why) => {
+    const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
+    if (within2(root, abs)) found.push({
+      abs,
+      why
+    });
+  };
+  const hooks = config2.get("core.hookspath")?.at(-1);
+  if (hooks) {
+    add2(hooks, `the hooks folder core.hooksPath names in ${label}`);
+    const abs = resolve(workTree, hooks);
+    if (basename(abs) === "_" && lstatOrNull2(join(abs, "h"))?.isFile) {
+      found.push({
+        abs: dirname(abs),
+        why: `the husky hooks folder of ${label} (core.hooksPath ${hooks})`
+      });
+    }
+  }
+  for (const [key, values] of config2) {
+    if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
+    for (const value of values) {
+      if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
+      const path = programPath(value);
+      if (path !== null) add2(path, `the program ${key} runs in ${label}`);
+    }
+  }
+  return found;
+}
+var ExecutedPathGuard = class {
+  #root;
+  #byWorkTree = /* @__PURE__ */ new Map();
+  #isWorkTree = /* @__PURE__ */ new Map();
+  constructor(root) {
+    this.#root = root;
+  }
+  /** The executed path `abs` is in (or is), or null. */
+  find(abs) {
+    for (let dir = dirname(abs); within2(this.#root, dir); dir = dirname(dir)) {
+      if (this.#workTree(dir)) {
+        for (const executed of this.#pathsOf(dir)) {
+          if (abs === executed.abs || abs.startsWith(executed.abs + "/")) return executed;
+        }
+      }
+      if (dir === this.#root) break;
+    }
+    return null;
+  }
+  /** Throws `GitDirDenied` when `abs` is where git executes programs; `what` names the writer ("the patch"). */
+  refuse(abs, what) {
+    const executed = this.find(abs);
+    if (executed === null) return;
+    const rel = (path) => path === this.#root ? "." : path.slice(this.#root.length + 1);
+    throw new PtermError("GitDirDenied", `${what} would write \`${rel(abs)}\`, inside \`${rel(executed.abs)}\` \u2014 ${executed.why}: a person's real git runs what is there (on commit, checkout, status or push), so no command writes it, as with .git. Nothing was written. Show the person the change you propose and let them make it, or write elsewhere.`);
+  }
+  #workTree(dir) {
+    let known = this.#isWorkTree.get(dir);
+    if (known === void 0) this.#isWorkTree.set(dir, known = lstatOrNull2(join(dir, ".git")) !== null);
+    return known;
+  }
+  #pathsOf(workTree) {
+    let known = this.#byWorkTree.get(workTree);
+    if (known === void 0) {
+      const label = workTree === this.#root ? "the workspace root's repository" : `the repository ${workTree.slice(this.#root.length + 1)}`;
+      this.#byWorkTree.set(workTree, known = executedPathsOf(this.#root, workTree, label));
+    }
+    return known;
+  }
+};
+
+// commands/git/worktree/worktree.ts
+function pathPolicy(repoRel, repoAbs) {
+  const atRoot = repoRel === "." || repoRel === "";
+  const gitDirs = /* @__PURE__ */ new Map();
+  const isGitDir = (dir) => {
+    if (repoAbs === null) return false;
+    let known = gitDirs.get(dir);
+    if (known === void 0) gitDirs.set(dir, known = isGitDirectory(`${repoAbs}/${dir}`));
+    return known;
+  };
+  const insideGitDir = (path) => {
+    for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", slash + 1)) {
+      if (isGitDir(path.slice(0, slash))) return true;
+    }
+    return path !== "" && isGitDir(path);
+  };
+  return {
+    hidden(path) {
+      if (isSecretPath(path)) return "secret";
+      if (atRoot && isStatePath(path)) return "state";
+      if (insideGitDir(path)) return "gitdir";
+      return null;
+    },
+    hiddenChild(dir, name, folder) {
+      const c = name.charCodeAt(0);
+      if ((c === 115 || c === 83 || c === 46) && isSecretPath(name)) return "secret";
+      if (atRoot && dir === "" && isStatePath(name)) return "state";
+      if (folder !== false && isGitDir(dir === "" ? name : `${dir}/${name}`)) return "gitdir";
+      return null;
+    }
+  };
+}
+function hiddenWhat(kind) {
+  return kind === "gitdir" ? "inside a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir), whose config and hooks git runs" : kind === "state" ? "inside pterm's own state" : "a secret path (inside a secrets/ folder or named .env*)";
+}
+function hiddenPathDenied(path, kind, action) {
+  return new PtermError(kind === "gitdir" ? "GitDirDenied" : "SecretPathDenied", `\`${path}\` is ${hiddenWhat(kind)}; git in pterm never reads or writes it, so ${action}. ` + (kind === "gitdir" ? "Change a repository's state with git subcommands on the work tree that uses it." : "Choose another path."));
+}
+var NAME_MAX_BYTES = 255;
+function unaddressable(path) {
+  if (hasRawBytes(path)) return "not UTF-8";
+  if (path.length > NAME_MAX_BYTES / 3) {
+    for (const segment of path.split("/")) if (encoder2.encode(segment).length > NAME_MAX_BYTES) return "too long";
+  }
+  return null;
+}
+function refuseUnaddressable(paths, action) {
+  const found = {
+    "not UTF-8": [],
+    "too long": []
+  };
+  for (const path of paths) {
+    const why = unaddressable(path);
+    if (why) found[why].push(path);
+  }
+  const changedNothing = action ? `, so ${action} changed nothing` : "";
+  const list = (paths2) => paths2.slice(0, 5).map((path) => quoteName(path, true)).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
+  if (found["not UTF-8"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
+  }
+  if (found["too long"].length > 0) {
+    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["too long"])} in the work tree: a part of the name is longer than the ${NAME_MAX_BYTES} bytes a file system holds${changedNothing}. No checkout can hold it; rename it in a commit (\`git mv\` of the index entry with the real git) or leave that commit checked out elsewhere.`);
+  }
+}
+function normalizeUserPath(path) {
+  if (path.includes("\\")) {
+    throw new PtermError("InvalidPath", `\`${path}\` contains a backslash; separate folders with /.`);
+  }
+  if (path.startsWith("/")) {
+    throw new PtermError("PathEscape", `\`${path}\` is absolute; give paths relative to the repository (--repo).`);
+  }
+  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.some((p) => p === "..")) {
+    throw new PtermError("PathEscape", `\`${path}\` contains a .. segment; paths may not leave the repository.`);
+  }
+  if (parts.some((p) => p.toLowerCase() === ".git")) {
+    throw new PtermError("PathEscape", `\`${path}\` points into .git; pterm never touches the repository's internals by path.`);
+  }
+  return parts.join("/");
+}
+function readWorktreeContent(repo, path, info) {
+  refuseUnaddressable([
+    path
+  ], null);
+  const abs = `${repo.dir}/${path}`;
+  if (info.isSymlink) return encoder2.encode(Deno.readLinkSync(abs));
+  const special = specialFileKind(info);
+  if (special) {
+    throw new PtermError("InvalidPath", `${path} is ${special}, which git cannot store or compare (real git refuses it too: "unsupported file type"); remove it or put a regular file there, then retry.`);
+  }
+  return Deno.readFileSync(abs);
+}
+function worktreeMode(repo, info, indexMode) {
+  if (info.isSymlink) return S_IFLNK;
+  if (indexMode === S_IFLNK) return S_IFLNK;
+  if (!repo.fileMode) return indexMode === S_IFREG_755 ? S_IFREG_755 : S_IFREG_644;
+  return ((info.mode ?? 0) & 73) !== 0 ? S_IFREG_755 : S_IFREG_644;
+}
+function lstatTracked(repo, path, realFolders) {
+  refuseUnaddressable([
+    path
+  ], null);
+  const slash = path.lastIndexOf("/");
+  if (slash > 0 && !realFolders?.has(path.slice(0, slash))) {
+    let dir = "";
+    for (const part of path.slice(0, slash).split("/")) {
+      dir = dir ? `${dir}/${part}` : part;
+      if (realFolders?.has(dir)) continue;
+      const info = lstatOrNull(`${repo.dir}/${dir}`);
+      if (!info?.isDirectory) return null;
+      realFolders?.add(dir);
+    }
+  }
+  return lstatOrNull(`${repo.dir}/${path}`);
+}
+
 // commands/git/repo/state.ts
 var held = /* @__PURE__ */ new Map();
 async function withRepoLock(repo, fn, owner = "git") {
@@ -5446,12 +5731,21 @@ async function withRepoLock(repo, fn, owner = "git") {
   held.set(repo.gitdir, state);
   try {
     const result = await fn();
-    if (state.index?.dirty) lock.commit(await serializeIndex(state.index));
+    if (state.index?.dirty) lock.commit(await serializeIndex(state.index, workTreeStat(repo)));
     return result;
   } finally {
     held.delete(repo.gitdir);
     lock.rollback();
   }
+}
+function workTreeStat(repo) {
+  return (path) => {
+    try {
+      return lstatTracked(repo, path);
+    } catch {
+      return "unknown";
+    }
+  };
 }
 function loadIndex(repo) {
   const state = held.get(repo.gitdir);
@@ -5469,7 +5763,7 @@ async function tryWriteRefreshedIndex(repo, index) {
   try {
     const current = readIndexFile(repo.gitdir);
     if (current.fileMtimeMs !== index.fileMtimeMs || current.entries.size !== index.entries.size) return false;
-    lock.commit(await serializeIndex(index));
+    lock.commit(await serializeIndex(index, workTreeStat(repo)));
     return true;
   } finally {
     lock.rollback();
@@ -5995,7 +6289,7 @@ var BUILTIN_MACROS = /* @__PURE__ */ new Map([
     ]
   ]
 ]);
-function unquote(text) {
+function unquote2(text) {
   let out = "";
   const bytes = [];
   const flush = () => {
@@ -6055,7 +6349,7 @@ function parseAttributes(text, base, macrosAllowed) {
       line = end < 0 ? "" : line.slice(end);
       if (!ATTR_NAME.test(name)) continue;
     } else if (line.startsWith('"')) {
-      const unquoted = unquote(line);
+      const unquoted = unquote2(line);
       if (!unquoted) continue;
       name = unquoted.value;
       line = unquoted.rest;
@@ -6219,288 +6513,6 @@ var Attributes = class {
     return decided;
   }
 };
-
-// core/git_programs.ts
-var PROGRAM_SETTINGS = [
-  /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
-  /^sequence\.editor$/,
-  /^gpg(?:\.[^.]+)?\.program$/,
-  /^credential(?:\..+)?\.helper$/,
-  /^filter\..+\.(?:clean|smudge|process)$/,
-  /^diff\..+\.(?:textconv|command)$/,
-  /^diff\.external$/,
-  /^merge\..+\.driver$/
-];
-var MAX_CONFIG_BYTES = 1 << 20;
-function lstatOrNull2(path) {
-  try {
-    return Deno.lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-function readInside(root, path) {
-  if (!within2(root, resolve("/", path))) return null;
-  const info = lstatOrNull2(path);
-  if (!info?.isFile || info.size > MAX_CONFIG_BYTES) return null;
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    return null;
-  }
-}
-function within2(root, path) {
-  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
-}
-function parseGitConfig(text) {
-  const out = /* @__PURE__ */ new Map();
-  let section = "";
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    if (line.startsWith("[")) {
-      const header = /^\[\s*([^\s"\]]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-      if (!header) continue;
-      const name = header[1].toLowerCase();
-      section = header[2] === void 0 ? name : `${name}.${header[2].replace(/\\(.)/g, "$1")}`;
-      const rest = line.slice(header[0].length).trim();
-      if (rest !== "" && !rest.startsWith("#") && !rest.startsWith(";")) addSetting(out, section, rest);
-      continue;
-    }
-    addSetting(out, section, line);
-  }
-  return out;
-}
-function addSetting(out, section, line) {
-  const match = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-  if (!match || section === "") return;
-  const key = `${section}.${match[1].toLowerCase()}`;
-  const value = unquote2(match[2] ?? "true");
-  out.set(key, [
-    ...out.get(key) ?? [],
-    value
-  ]);
-}
-function unquote2(raw) {
-  let out = "";
-  let quoted = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
-    if (c === '"') quoted = !quoted;
-    else if (c === "\\" && i + 1 < raw.length) {
-      const next = raw[++i];
-      out += next === "n" ? "\n" : next === "t" ? "	" : next;
-    } else if (!quoted && (c === "#" || c === ";")) break;
-    else out += c;
-  }
-  return out.trim();
-}
-function configOf(root, workTree) {
-  const dotGit = join(workTree, ".git");
-  const info = lstatOrNull2(dotGit);
-  if (info?.isDirectory) return readInside(root, join(dotGit, "config"));
-  if (!info?.isFile) return null;
-  const pointer = /^gitdir: (.+?)[\r\n]*$/s.exec(readInside(root, dotGit) ?? "");
-  if (!pointer) return null;
-  const gitdir = resolve(workTree, pointer[1]);
-  const common = readInside(root, join(gitdir, "commondir"))?.replace(/[\r\n]+$/, "");
-  const commondir = common ? resolve(gitdir, common) : gitdir;
-  return readInside(root, join(commondir, "config"));
-}
-function programPath(command) {
-  const word = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command.replace(/^!/, ""));
-  const path = word ? word[1] ?? word[2] ?? word[3] : "";
-  return path.includes("/") ? path : null;
-}
-function executedPathsOf(root, workTree, label) {
-  const text = configOf(root, workTree);
-  if (text === null) return [];
-  const config2 = parseGitConfig(text);
-  const found = [];
-  const add2 = (path, why) => {
-    const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
-    if (within2(root, abs)) found.push({
-      abs,
-      why
-    });
-  };
-  const hooks = config2.get("core.hookspath")?.at(-1);
-  if (hooks) {
-    add2(hooks, `the hooks folder core.hooksPath names in ${label}`);
-    const abs = resolve(workTree, hooks);
-    if (basename(abs) === "_" && lstatOrNull2(join(abs, "h"))?.isFile) {
-      found.push({
-        abs: dirname(abs),
-        why: `the husky hooks folder of ${label} (core.hooksPath ${hooks})`
-      });
-    }
-  }
-  for (const [key, values] of config2) {
-    if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
-    for (const value of values) {
-      if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
-      const path = programPath(value);
-      if (path !== null) add2(path, `the program ${key} runs in ${label}`);
-    }
-  }
-  return found;
-}
-var ExecutedPathGuard = class {
-  #root;
-  #byWorkTree = /* @__PURE__ */ new Map();
-  #isWorkTree = /* @__PURE__ */ new Map();
-  constructor(root) {
-    this.#root = root;
-  }
-  /** The executed path `abs` is in (or is), or null. */
-  find(abs) {
-    for (let dir = dirname(abs); within2(this.#root, dir); dir = dirname(dir)) {
-      if (this.#workTree(dir)) {
-        for (const executed of this.#pathsOf(dir)) {
-          if (abs === executed.abs || abs.startsWith(executed.abs + "/")) return executed;
-        }
-      }
-      if (dir === this.#root) break;
-    }
-    return null;
-  }
-  /** Throws `GitDirDenied` when `abs` is where git executes programs; `what` names the writer ("the patch"). */
-  refuse(abs, what) {
-    const executed = this.find(abs);
-    if (executed === null) return;
-    const rel = (path) => path === this.#root ? "." : path.slice(this.#root.length + 1);
-    throw new PtermError("GitDirDenied", `${what} would write \`${rel(abs)}\`, inside \`${rel(executed.abs)}\` \u2014 ${executed.why}: a person's real git runs what is there (on commit, checkout, status or push), so no command writes it, as with .git. Nothing was written. Show the person the change you propose and let them make it, or write elsewhere.`);
-  }
-  #workTree(dir) {
-    let known = this.#isWorkTree.get(dir);
-    if (known === void 0) this.#isWorkTree.set(dir, known = lstatOrNull2(join(dir, ".git")) !== null);
-    return known;
-  }
-  #pathsOf(workTree) {
-    let known = this.#byWorkTree.get(workTree);
-    if (known === void 0) {
-      const label = workTree === this.#root ? "the workspace root's repository" : `the repository ${workTree.slice(this.#root.length + 1)}`;
-      this.#byWorkTree.set(workTree, known = executedPathsOf(this.#root, workTree, label));
-    }
-    return known;
-  }
-};
-
-// commands/git/worktree/worktree.ts
-function pathPolicy(repoRel, repoAbs) {
-  const atRoot = repoRel === "." || repoRel === "";
-  const gitDirs = /* @__PURE__ */ new Map();
-  const isGitDir = (dir) => {
-    if (repoAbs === null) return false;
-    let known = gitDirs.get(dir);
-    if (known === void 0) gitDirs.set(dir, known = isGitDirectory(`${repoAbs}/${dir}`));
-    return known;
-  };
-  const insideGitDir = (path) => {
-    for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", slash + 1)) {
-      if (isGitDir(path.slice(0, slash))) return true;
-    }
-    return path !== "" && isGitDir(path);
-  };
-  return {
-    hidden(path) {
-      if (isSecretPath(path)) return "secret";
-      if (atRoot && isStatePath(path)) return "state";
-      if (insideGitDir(path)) return "gitdir";
-      return null;
-    },
-    hiddenChild(dir, name, folder) {
-      const c = name.charCodeAt(0);
-      if ((c === 115 || c === 83 || c === 46) && isSecretPath(name)) return "secret";
-      if (atRoot && dir === "" && isStatePath(name)) return "state";
-      if (folder !== false && isGitDir(dir === "" ? name : `${dir}/${name}`)) return "gitdir";
-      return null;
-    }
-  };
-}
-function hiddenWhat(kind) {
-  return kind === "gitdir" ? "inside a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir), whose config and hooks git runs" : kind === "state" ? "inside pterm's own state" : "a secret path (inside a secrets/ folder or named .env*)";
-}
-function hiddenPathDenied(path, kind, action) {
-  return new PtermError(kind === "gitdir" ? "GitDirDenied" : "SecretPathDenied", `\`${path}\` is ${hiddenWhat(kind)}; git in pterm never reads or writes it, so ${action}. ` + (kind === "gitdir" ? "Change a repository's state with git subcommands on the work tree that uses it." : "Choose another path."));
-}
-var NAME_MAX_BYTES = 255;
-function unaddressable(path) {
-  if (hasRawBytes(path)) return "not UTF-8";
-  if (path.length > NAME_MAX_BYTES / 3) {
-    for (const segment of path.split("/")) if (encoder2.encode(segment).length > NAME_MAX_BYTES) return "too long";
-  }
-  return null;
-}
-function refuseUnaddressable(paths, action) {
-  const found = {
-    "not UTF-8": [],
-    "too long": []
-  };
-  for (const path of paths) {
-    const why = unaddressable(path);
-    if (why) found[why].push(path);
-  }
-  const changedNothing = action ? `, so ${action} changed nothing` : "";
-  const list = (paths2) => paths2.slice(0, 5).map((path) => quoteName(path, true)).join(", ") + (paths2.length > 5 ? `, and ${paths2.length - 5} more` : "");
-  if (found["not UTF-8"].length > 0) {
-    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["not UTF-8"])} in the work tree: the name is not UTF-8, and pterm's file access takes UTF-8 names only${changedNothing}. Do this step with the real git, or rename the file there (\`git mv\`) and commit.`);
-  }
-  if (found["too long"].length > 0) {
-    throw new PtermError("InvalidPath", `pterm cannot write, read or remove ${list(found["too long"])} in the work tree: a part of the name is longer than the ${NAME_MAX_BYTES} bytes a file system holds${changedNothing}. No checkout can hold it; rename it in a commit (\`git mv\` of the index entry with the real git) or leave that commit checked out elsewhere.`);
-  }
-}
-function normalizeUserPath(path) {
-  if (path.includes("\\")) {
-    throw new PtermError("InvalidPath", `\`${path}\` contains a backslash; separate folders with /.`);
-  }
-  if (path.startsWith("/")) {
-    throw new PtermError("PathEscape", `\`${path}\` is absolute; give paths relative to the repository (--repo).`);
-  }
-  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
-  if (parts.some((p) => p === "..")) {
-    throw new PtermError("PathEscape", `\`${path}\` contains a .. segment; paths may not leave the repository.`);
-  }
-  if (parts.some((p) => p.toLowerCase() === ".git")) {
-    throw new PtermError("PathEscape", `\`${path}\` points into .git; pterm never touches the repository's internals by path.`);
-  }
-  return parts.join("/");
-}
-function readWorktreeContent(repo, path, info) {
-  refuseUnaddressable([
-    path
-  ], null);
-  const abs = `${repo.dir}/${path}`;
-  if (info.isSymlink) return encoder2.encode(Deno.readLinkSync(abs));
-  const special = specialFileKind(info);
-  if (special) {
-    throw new PtermError("InvalidPath", `${path} is ${special}, which git cannot store or compare (real git refuses it too: "unsupported file type"); remove it or put a regular file there, then retry.`);
-  }
-  return Deno.readFileSync(abs);
-}
-function worktreeMode(repo, info, indexMode) {
-  if (info.isSymlink) return S_IFLNK;
-  if (indexMode === S_IFLNK) return S_IFLNK;
-  if (!repo.fileMode) return indexMode === S_IFREG_755 ? S_IFREG_755 : S_IFREG_644;
-  return ((info.mode ?? 0) & 73) !== 0 ? S_IFREG_755 : S_IFREG_644;
-}
-function lstatTracked(repo, path, realFolders) {
-  refuseUnaddressable([
-    path
-  ], null);
-  const slash = path.lastIndexOf("/");
-  if (slash > 0 && !realFolders?.has(path.slice(0, slash))) {
-    let dir = "";
-    for (const part of path.slice(0, slash).split("/")) {
-      dir = dir ? `${dir}/${part}` : part;
-      if (realFolders?.has(dir)) continue;
-      const info = lstatOrNull(`${repo.dir}/${dir}`);
-      if (!info?.isDirectory) return null;
-      realFolders?.add(dir);
-    }
-  }
-  return lstatOrNull(`${repo.dir}/${path}`);
-}
 
 // commands/git/worktree/convert.ts
 function markerSize(value) {

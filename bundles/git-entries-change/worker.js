@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-22KO6XEG.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-VXE5UL7Y.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2893,11 +2893,14 @@ function serializeCacheTree(node, parts) {
   if (node.oid) parts.push(fromHex(node.oid));
   for (const child of node.children) serializeCacheTree(child, parts);
 }
-function smudgeRacyEntries(index) {
+function smudgeRacyEntries(index, currentStat) {
   if (index.fileMtimeMs === 0) return;
   for (const entry of index.entries.values()) {
     if (index.fresh.has(entry.path) || entry.size === 0) continue;
-    if (entryMtimeMs(entry) >= index.fileMtimeMs) entry.size = 0;
+    if (entryMtimeMs(entry) < index.fileMtimeMs) continue;
+    const info = currentStat(entry.path);
+    if (info === null) continue;
+    if (info === "unknown" || statMatches(entry, info)) entry.size = 0;
   }
 }
 function entryFromWrite(path, oid, mode, info) {
@@ -2913,8 +2916,8 @@ function entryFromStat(path, oid, mode, info, statTime) {
 }
 var HEX_VALUE2 = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE2["0123456789abcdef".charCodeAt(i)] = i;
-async function serializeIndex(index) {
-  smudgeRacyEntries(index);
+async function serializeIndex(index, currentStat) {
+  smudgeRacyEntries(index, currentStat);
   const entries = index.sorted();
   const version = entries.some((e) => e.intentToAdd || e.skipWorktree) ? 3 : 2;
   const names = new Array(entries.length);
@@ -4154,7 +4157,10 @@ var ObjectStore = class _ObjectStore {
         return false;
       }
     }
-    const fanout = oid.slice(0, 2);
+    return this.#looseNames(oid.slice(0, 2)).has(oid.slice(2));
+  }
+  /** The loose objects' names (38 hex digits) in one fan-out folder, listed once per store; writes add theirs. */
+  #looseNames(fanout) {
     let names = this.#looseListed.get(fanout);
     if (!names) {
       names = /* @__PURE__ */ new Set();
@@ -4164,7 +4170,7 @@ var ObjectStore = class _ObjectStore {
       }
       this.#looseListed.set(fanout, names);
     }
-    return names.has(oid.slice(2));
+    return names;
   }
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
   packedObjectCount() {
@@ -4178,14 +4184,11 @@ var ObjectStore = class _ObjectStore {
    */
   sharedHexDigits(oid) {
     let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
-    try {
-      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
-        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
-        let k = 0;
-        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
-        shared = Math.max(shared, k + 2);
-      }
-    } catch {
+    for (const name of this.#looseNames(oid.slice(0, 2))) {
+      if (name.length !== 38 || name === oid.slice(2)) continue;
+      let k = 0;
+      while (k < 38 && name[k] === oid[k + 2]) k++;
+      shared = Math.max(shared, k + 2);
     }
     for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
     return shared;
@@ -7265,7 +7268,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-TTZF7P6N.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-LPF3FR4K.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -8440,12 +8443,21 @@ async function withRepoLock(repo, fn, owner = "git") {
   held.set(repo.gitdir, state);
   try {
     const result = await fn();
-    if (state.index?.dirty) lock.commit(await serializeIndex(state.index));
+    if (state.index?.dirty) lock.commit(await serializeIndex(state.index, workTreeStat(repo)));
     return result;
   } finally {
     held.delete(repo.gitdir);
     lock.rollback();
   }
+}
+function workTreeStat(repo) {
+  return (path) => {
+    try {
+      return lstatTracked(repo, path);
+    } catch {
+      return "unknown";
+    }
+  };
 }
 function assertLocked(repo, operation) {
   if (!held.has(repo.gitdir)) {
@@ -16459,7 +16471,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-LHJARUYJ.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-IJ5ICLC3.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16483,7 +16495,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-ET7EHCQX.js", import.meta.url).href)
+      git: await import(new URL("./api-TM6GSGEY.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-JAMR5JNU.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-IMROPACZ.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4589,7 +4589,10 @@ var ObjectStore = class _ObjectStore {
         return false;
       }
     }
-    const fanout = oid.slice(0, 2);
+    return this.#looseNames(oid.slice(0, 2)).has(oid.slice(2));
+  }
+  /** The loose objects' names (38 hex digits) in one fan-out folder, listed once per store; writes add theirs. */
+  #looseNames(fanout) {
     let names = this.#looseListed.get(fanout);
     if (!names) {
       names = /* @__PURE__ */ new Set();
@@ -4599,7 +4602,7 @@ var ObjectStore = class _ObjectStore {
       }
       this.#looseListed.set(fanout, names);
     }
-    return names.has(oid.slice(2));
+    return names;
   }
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
   packedObjectCount() {
@@ -4613,14 +4616,11 @@ var ObjectStore = class _ObjectStore {
    */
   sharedHexDigits(oid) {
     let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
-    try {
-      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
-        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
-        let k = 0;
-        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
-        shared = Math.max(shared, k + 2);
-      }
-    } catch {
+    for (const name of this.#looseNames(oid.slice(0, 2))) {
+      if (name.length !== 38 || name === oid.slice(2)) continue;
+      let k = 0;
+      while (k < 38 && name[k] === oid[k + 2]) k++;
+      shared = Math.max(shared, k + 2);
     }
     for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
     return shared;
@@ -12441,13 +12441,15 @@ var blame2 = async (ctx) => {
   const [from, to] = lineRange(ctx.flags.lines, blamed.length);
   const shown = blamed.slice(from - 1, to);
   const details = /* @__PURE__ */ new Map();
+  const times = /* @__PURE__ */ new Map();
+  const timeOf = (author) => {
+    let time = times.get(author);
+    if (time === void 0) times.set(author, time = isoTime(author));
+    return time;
+  };
   for (const b of shown) {
     if (!details.has(b.commit)) details.set(b.commit, await commitDetails(repo, b.commit, path));
   }
-  const rows = shown.map((b) => ({
-    ...b,
-    ...details.get(b.commit)
-  }));
   if (ctx.flags.porcelain || ctx.flags["line-porcelain"]) {
     ctx.stdout.write(porcelainText(shown, details, ctx.flags["line-porcelain"], repo.quotePath));
   } else {
@@ -12457,14 +12459,17 @@ var blame2 = async (ctx) => {
     repo_path: rel,
     path,
     rev: rev ?? "HEAD",
-    lines: rows.map((r) => ({
-      line: r.line,
-      commit: r.commit,
-      boundary: r.boundary,
-      author: r.author.name,
-      time: isoTime(r.author),
-      text: r.text
-    }))
+    lines: shown.map((b) => {
+      const { author } = details.get(b.commit);
+      return {
+        line: b.line,
+        commit: b.commit,
+        boundary: b.boundary,
+        author: author.name,
+        time: timeOf(author),
+        text: b.text
+      };
+    })
   };
 };
 async function commitDetails(repo, commit, path) {
@@ -12523,14 +12528,20 @@ function defaultText(repo, lines, details, path, flags) {
   const abbrev = flags.long ? 40 : Math.max(...[
     ...new Set(lines.map((l) => l.commit))
   ].map((c) => abbreviate(repo, c).length)) + 1;
+  const authorParts = /* @__PURE__ */ new Map();
+  const authorPart = (commit) => {
+    let part = authorParts.get(commit);
+    if (part === void 0) {
+      const d = details.get(commit);
+      const name = who(d);
+      authorParts.set(commit, part = ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`);
+    }
+    return part;
+  };
   return lines.map((l) => {
-    const d = details.get(l.commit);
     let out = l.boundary ? "^" + l.commit.slice(0, abbrev - 1) : l.commit.slice(0, abbrev);
     if (showName) out += " " + l.path + " ".repeat(longestFile - byteLength(l.path));
-    if (!flags.suppress) {
-      const name = who(d);
-      out += ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`;
-    }
+    if (!flags.suppress) out += authorPart(l.commit);
     return `${out} ${String(l.line).padStart(digits)}) ${l.text}
 `;
   }).join("");

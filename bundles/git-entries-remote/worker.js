@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5UOLDNR4.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-I5XGG6U5.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2954,7 +2954,10 @@ var ObjectStore = class _ObjectStore {
         return false;
       }
     }
-    const fanout = oid.slice(0, 2);
+    return this.#looseNames(oid.slice(0, 2)).has(oid.slice(2));
+  }
+  /** The loose objects' names (38 hex digits) in one fan-out folder, listed once per store; writes add theirs. */
+  #looseNames(fanout) {
     let names = this.#looseListed.get(fanout);
     if (!names) {
       names = /* @__PURE__ */ new Set();
@@ -2964,7 +2967,7 @@ var ObjectStore = class _ObjectStore {
       }
       this.#looseListed.set(fanout, names);
     }
-    return names.has(oid.slice(2));
+    return names;
   }
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
   packedObjectCount() {
@@ -2978,14 +2981,11 @@ var ObjectStore = class _ObjectStore {
    */
   sharedHexDigits(oid) {
     let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
-    try {
-      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
-        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
-        let k = 0;
-        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
-        shared = Math.max(shared, k + 2);
-      }
-    } catch {
+    for (const name of this.#looseNames(oid.slice(0, 2))) {
+      if (name.length !== 38 || name === oid.slice(2)) continue;
+      let k = 0;
+      while (k < 38 && name[k] === oid[k + 2]) k++;
+      shared = Math.max(shared, k + 2);
     }
     for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
     return shared;
@@ -4661,11 +4661,14 @@ function serializeCacheTree(node, parts) {
   if (node.oid) parts.push(fromHex(node.oid));
   for (const child of node.children) serializeCacheTree(child, parts);
 }
-function smudgeRacyEntries(index) {
+function smudgeRacyEntries(index, currentStat) {
   if (index.fileMtimeMs === 0) return;
   for (const entry of index.entries.values()) {
     if (index.fresh.has(entry.path) || entry.size === 0) continue;
-    if (entryMtimeMs(entry) >= index.fileMtimeMs) entry.size = 0;
+    if (entryMtimeMs(entry) < index.fileMtimeMs) continue;
+    const info = currentStat(entry.path);
+    if (info === null) continue;
+    if (info === "unknown" || statMatches(entry, info)) entry.size = 0;
   }
 }
 function entryFromWrite(path, oid, mode, info) {
@@ -4676,8 +4679,8 @@ function entryWithStat(path, oid, mode, info) {
 }
 var HEX_VALUE2 = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE2["0123456789abcdef".charCodeAt(i)] = i;
-async function serializeIndex(index) {
-  smudgeRacyEntries(index);
+async function serializeIndex(index, currentStat) {
+  smudgeRacyEntries(index, currentStat);
   const entries = index.sorted();
   const version = entries.some((e) => e.intentToAdd || e.skipWorktree) ? 3 : 2;
   const names = new Array(entries.length);
@@ -4800,34 +4803,6 @@ function readIndexFile(gitdir) {
     throw unsupported("this repository uses a sparse checkout (git setting core.sparseCheckout), which pterm does not support; run `git sparse-checkout disable` with the real git first");
   }
   return index;
-}
-
-// commands/git/repo/state.ts
-var held = /* @__PURE__ */ new Map();
-async function withRepoLock(repo, fn, owner = "git") {
-  if (held.has(repo.gitdir)) {
-    throw new PtermError("RepoLocked", `${repo.label} is already locked by this pterm run (a nested operation); this is a bug.`);
-  }
-  const lock = await LockFile.acquire(`${repo.gitdir}/index`, `the repository ${repo.label}`, owner);
-  const state = {
-    lock,
-    index: null
-  };
-  held.set(repo.gitdir, state);
-  try {
-    const result = await fn();
-    if (state.index?.dirty) lock.commit(await serializeIndex(state.index));
-    return result;
-  } finally {
-    held.delete(repo.gitdir);
-    lock.rollback();
-  }
-}
-function loadIndex(repo) {
-  const state = held.get(repo.gitdir);
-  if (!state) return readIndexFile(repo.gitdir);
-  state.index ??= readIndexFile(repo.gitdir);
-  return state.index;
 }
 
 // core/git_programs.ts
@@ -5249,6 +5224,43 @@ function writeSource(path, source, fileMode) {
     Deno.removeSync(path);
     throw error;
   }
+}
+
+// commands/git/repo/state.ts
+var held = /* @__PURE__ */ new Map();
+async function withRepoLock(repo, fn, owner = "git") {
+  if (held.has(repo.gitdir)) {
+    throw new PtermError("RepoLocked", `${repo.label} is already locked by this pterm run (a nested operation); this is a bug.`);
+  }
+  const lock = await LockFile.acquire(`${repo.gitdir}/index`, `the repository ${repo.label}`, owner);
+  const state = {
+    lock,
+    index: null
+  };
+  held.set(repo.gitdir, state);
+  try {
+    const result = await fn();
+    if (state.index?.dirty) lock.commit(await serializeIndex(state.index, workTreeStat(repo)));
+    return result;
+  } finally {
+    held.delete(repo.gitdir);
+    lock.rollback();
+  }
+}
+function workTreeStat(repo) {
+  return (path) => {
+    try {
+      return lstatTracked(repo, path);
+    } catch {
+      return "unknown";
+    }
+  };
+}
+function loadIndex(repo) {
+  const state = held.get(repo.gitdir);
+  if (!state) return readIndexFile(repo.gitdir);
+  state.index ??= readIndexFile(repo.gitdir);
+  return state.index;
 }
 
 // core/grammar.ts
@@ -6595,7 +6607,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-SLLVGYXF.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-PSBFXSGS.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -6901,7 +6913,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-DE5IWBV7.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-VQLZIRIG.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -7100,7 +7112,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-76PWXKGX.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-Q3FO4BDH.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7394,7 +7406,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-5M3FOWSY.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-S4ER4RZZ.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7469,7 +7481,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-5M3FOWSY.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-S4ER4RZZ.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -8249,7 +8261,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-HRSBUD7G.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-C2IS43EJ.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8415,8 +8427,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-HAGBFXFI.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-VQXXKMWY.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-ODDCKLCC.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-PDZYUASR.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8460,7 +8472,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-DE5IWBV7.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-VQLZIRIG.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8486,11 +8498,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-DE5IWBV7.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-VQLZIRIG.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-HAGBFXFI.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-FLDQ2AXX.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-ODDCKLCC.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-DK65ZFRP.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8513,7 +8525,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-AZZBWPBH.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-VQQZNNEM.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -8790,8 +8802,6 @@ export {
   Index,
   entryFromWrite,
   readIndexFile,
-  withRepoLock,
-  loadIndex,
   pathPolicy,
   keptInStep,
   hiddenPathDenied,
@@ -8800,6 +8810,8 @@ export {
   readWorktreeContent,
   lstatTracked,
   writeSource,
+  withRepoLock,
+  loadIndex,
   createHeld,
   ZERO_OID2 as ZERO_OID,
   connect,

@@ -72,10 +72,16 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
     const [from, to] = lineRange(ctx.flags.lines, blamed.length);
     const shown = blamed.slice(from - 1, to);
     const details = new Map<string, BlameCommitDetails>();
+    // Thousands of lines share a few hundred commits: each author's time is written once.
+    const times = new Map<BlamePerson, string>();
+    const timeOf = (author: BlamePerson) => {
+      let time = times.get(author);
+      if (time === undefined) times.set(author, time = isoTime(author));
+      return time;
+    };
     for (const b of shown) {
       if (!details.has(b.commit)) details.set(b.commit, await commitDetails(repo, b.commit, path));
     }
-    const rows = shown.map((b) => ({ ...b, ...details.get(b.commit)! }));
     if (ctx.flags.porcelain || ctx.flags["line-porcelain"]) {
       ctx.stdout.write(porcelainText(shown, details, ctx.flags["line-porcelain"], repo.quotePath));
     } else {
@@ -86,14 +92,17 @@ export const blame: Handler<typeof blameFlags, readonly [{ name: "args"; descrip
       repo_path: rel,
       path,
       rev: rev ?? "HEAD",
-      lines: rows.map((r) => ({
-        line: r.line,
-        commit: r.commit,
-        boundary: r.boundary,
-        author: r.author.name,
-        time: isoTime(r.author),
-        text: r.text,
-      })),
+      lines: shown.map((b) => {
+        const { author } = details.get(b.commit)!;
+        return {
+          line: b.line,
+          commit: b.commit,
+          boundary: b.boundary,
+          author: author.name,
+          time: timeOf(author),
+          text: b.text,
+        };
+      }),
     };
   };
 
@@ -178,14 +187,24 @@ function defaultText(
   const abbrev = flags.long
     ? 40
     : Math.max(...[...new Set(lines.map((l) => l.commit))].map((c) => abbreviate(repo, c).length)) + 1;
+  // What a line says of its commit's author is the same on each of the commit's lines: written once per commit.
+  const authorParts = new Map<string, string>();
+  const authorPart = (commit: string) => {
+    let part = authorParts.get(commit);
+    if (part === undefined) {
+      const d = details.get(commit)!;
+      const name = who(d);
+      authorParts.set(
+        commit,
+        part = ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`,
+      );
+    }
+    return part;
+  };
   return lines.map((l) => {
-    const d = details.get(l.commit)!;
     let out = l.boundary ? "^" + l.commit.slice(0, abbrev - 1) : l.commit.slice(0, abbrev);
     if (showName) out += " " + l.path + " ".repeat(longestFile - byteLength(l.path));
-    if (!flags.suppress) {
-      const name = who(d);
-      out += ` (${name}${" ".repeat(longestAuthor - displayWidth(name))} ${blameDate(d.author)}`;
-    }
+    if (!flags.suppress) out += authorPart(l.commit);
     return `${out} ${String(l.line).padStart(digits)}) ${l.text}\n`;
   }).join("");
 }

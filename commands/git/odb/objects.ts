@@ -442,7 +442,11 @@ export class ObjectStore {
         return false;
       }
     }
-    const fanout = oid.slice(0, 2);
+    return this.#looseNames(oid.slice(0, 2)).has(oid.slice(2));
+  }
+
+  /** The loose objects' names (38 hex digits) in one fan-out folder, listed once per store; writes add theirs. */
+  #looseNames(fanout: string): Set<string> {
     let names = this.#looseListed.get(fanout);
     if (!names) {
       names = new Set();
@@ -451,7 +455,7 @@ export class ObjectStore {
       } catch { /* no such fan-out folder yet */ }
       this.#looseListed.set(fanout, names);
     }
-    return names.has(oid.slice(2));
+    return names;
   }
 
   /** Objects in the packs, the alternates' included: what git's `repo_approximate_object_count` counts. */
@@ -467,14 +471,12 @@ export class ObjectStore {
    */
   sharedHexDigits(oid: string): number {
     let shared = this.hasPacks() ? this.#packSet().sharedHexDigits(oid) : 0;
-    try {
-      for (const entry of Deno.readDirSync(`${this.#objects}/${oid.slice(0, 2)}`)) {
-        if (entry.name.length !== 38 || entry.name === oid.slice(2)) continue;
-        let k = 0;
-        while (k < 38 && entry.name[k] === oid[k + 2]) k++;
-        shared = Math.max(shared, k + 2);
-      }
-    } catch { /* no such fan-out folder */ }
+    for (const name of this.#looseNames(oid.slice(0, 2))) {
+      if (name.length !== 38 || name === oid.slice(2)) continue;
+      let k = 0;
+      while (k < 38 && name[k] === oid[k + 2]) k++;
+      shared = Math.max(shared, k + 2);
+    }
     for (const store of this.#borrowed()) shared = Math.max(shared, store.sharedHexDigits(oid));
     return shared;
   }
