@@ -3259,12 +3259,19 @@ async function writeMessage(conn, message) {
   let written = 0;
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
 }
-function withTimeout(promise, ms) {
-  let timer;
+var clearedClock = (ms, done) => new Promise((resolve2) => {
+  const timer = setTimeout(() => resolve2("timeout"), ms);
+  done.finally(() => clearTimeout(timer)).catch(() => {
+  });
+});
+var exitingProcessClock = (ms) => new Promise((resolve2) => AbortSignal.timeout(ms).addEventListener("abort", () => resolve2("timeout"), {
+  once: true
+}));
+function withTimeout(promise, ms, clock) {
   return Promise.race([
     promise,
-    new Promise((resolve2) => timer = setTimeout(() => resolve2("timeout"), ms))
-  ]).finally(() => clearTimeout(timer));
+    clock(ms, promise)
+  ]);
 }
 function processUid() {
   try {
@@ -3323,6 +3330,7 @@ async function sendStdin(conn, stdin) {
   }
 }
 async function callServer(version, call, openStdin, options) {
+  const clock = options.clock ?? clearedClock;
   const connected = await connectServer(call.root, version);
   if ("reason" in connected) return {
     kind: "unavailable",
@@ -3339,7 +3347,7 @@ async function callServer(version, call, openStdin, options) {
         ...call
       });
       return await lines.next(64 * 1024);
-    })(), options.readyTimeoutMs ?? READY_TIMEOUT_MS);
+    })(), options.readyTimeoutMs ?? READY_TIMEOUT_MS, clock);
     if (ready === "timeout") return {
       kind: "unavailable",
       reason: "the server did not answer in time"
@@ -3369,7 +3377,7 @@ async function callServer(version, call, openStdin, options) {
           });
         }
       }
-    })(), deadlineMs);
+    })(), deadlineMs, clock);
     if (answer === "timeout") {
       return {
         kind: "failed",
@@ -3561,21 +3569,18 @@ function wireStdin(stdin) {
       };
   }
 }
-async function serverMode(io, app2, root) {
-  const env = io.env("PTERM_SERVER");
-  if (env === "off") return "off";
-  if (env === "auto") return "start";
+async function startsServer(io, app2, root) {
+  if (io.env("PTERM_SERVER") === "auto") return true;
   try {
     const config = await loadConfig(root, new Registry(app2.commands), app2.version);
-    return config.server?.autostart === true ? "start" : "use";
+    return config.server?.autostart === true;
   } catch (error) {
-    if (error instanceof PtermError && error.code === "InvalidConfig") return "use";
+    if (error instanceof PtermError && error.code === "InvalidConfig") return false;
     throw error;
   }
 }
 async function runWarm(io, app2, call) {
-  const mode = await serverMode(io, app2, call.root);
-  if (mode === "off") return null;
+  if (io.env("PTERM_SERVER") === "off") return null;
   const outcome = await callServer(app2.version, {
     root: call.root,
     session: call.session,
@@ -3584,11 +3589,12 @@ async function runWarm(io, app2, call) {
     timeoutMs: call.timeoutMs,
     color: io.stdoutIsTerminal && !io.env("NO_COLOR")
   }, () => call.stdin.kind === "stream" ? call.stdin.stream : null, {
-    maxTimeoutMs: DEFAULT_LIMITS.timeout_ms_max
+    maxTimeoutMs: DEFAULT_LIMITS.timeout_ms_max,
+    clock: exitingProcessClock
   });
   if (outcome.kind === "answered") return outcome.envelope;
   if (outcome.kind === "failed") return failureEnvelope(outcome.error);
-  if (mode === "start" && outcome.reason === "no server") {
+  if (outcome.reason === "no server" && await startsServer(io, app2, call.root)) {
     const { spawnServer } = await lazyImport(new URL("../server/spawn.ts", new URL("./hosts/cli/exec.ts", import.meta.url).href));
     spawnServer(call.root);
   }

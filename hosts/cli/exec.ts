@@ -22,7 +22,7 @@ import { concatBytes } from "../../core/bytes.ts";
 import { hostCwd, resolveWorkspace } from "../../core/host/workspace.ts";
 import { DEFAULT_LIMITS } from "../../core/limits.ts";
 import { lazyImport } from "../../core/lazy.ts";
-import { callServer, type WireStdin } from "./warm_client.ts";
+import { callServer, exitingProcessClock, type WireStdin } from "./warm_client.ts";
 
 /** Upper bound for reading a `--request` document; the stdin limit inside it is enforced later. */
 const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
@@ -173,41 +173,38 @@ function wireStdin(stdin: StdinSource): WireStdin {
 }
 
 /**
- * Whether this call may use a server ("use": when one is up) and start one ("start": in the
- * background, for the next calls, when none is up). $PTERM_SERVER decides for its process — `off`
- * never asks a server, `auto` starts one — and wins over the workspace's pterm.json (`server.autostart`),
- * since whoever runs one process (a script that must stay cold, a test, a person debugging) knows
- * better than the file written for every call of the root. Without either, a server is used when
- * up and never started.
+ * Whether a call that found no server starts one in the background, for the next calls.
+ * $PTERM_SERVER decides for its process — `auto` starts one — and wins over the workspace's pterm.json
+ * (`server.autostart`), since whoever runs one process (a script that must stay cold, a test, a person
+ * debugging) knows better than the file written for every call of the root. Without either, none is
+ * started.
  */
-async function serverMode(io: CliIo, app: App, root: string): Promise<"off" | "use" | "start"> {
-  const env = io.env("PTERM_SERVER");
-  if (env === "off") return "off";
-  if (env === "auto") return "start";
+async function startsServer(io: CliIo, app: App, root: string): Promise<boolean> {
+  if (io.env("PTERM_SERVER") === "auto") return true;
   // The same configuration the call itself loads (validated, remembered). A file that does not
   // validate starts nothing: the call goes on and reports InvalidConfig, naming the key, in its
   // envelope and audit record, as every call of the root does until the file is fixed.
   try {
     const config = await loadConfig(root, new Registry(app.commands), app.version);
-    return config.server?.autostart === true ? "start" : "use";
+    return config.server?.autostart === true;
   } catch (error) {
-    if (error instanceof PtermError && error.code === "InvalidConfig") return "use";
+    if (error instanceof PtermError && error.code === "InvalidConfig") return false;
     throw error;
   }
 }
 
 /**
  * The warm path: the call handed to this root's session server when one of this version is up
- * (hosts/cli/warm_client.ts); null when none takes it and the call runs here, cold. `serverMode`
- * says whether a server is asked at all and whether one is started when none is up.
+ * (hosts/cli/warm_client.ts); null when none takes it and the call runs here, cold. A server that is
+ * up is used unless $PTERM_SERVER is `off`; the configuration is read only when none is up (whether
+ * to start one), so a warm call loads no more of pterm than it needs to hand the call over.
  */
 async function runWarm(
   io: CliIo,
   app: App,
   call: { root: string; session: string; line: string; stdin: StdinSource; timeoutMs?: number },
 ): Promise<Envelope | null> {
-  const mode = await serverMode(io, app, call.root);
-  if (mode === "off") return null;
+  if (io.env("PTERM_SERVER") === "off") return null;
   const outcome = await callServer(
     app.version,
     {
@@ -219,11 +216,12 @@ async function runWarm(
       color: io.stdoutIsTerminal && !io.env("NO_COLOR"),
     },
     () => call.stdin.kind === "stream" ? call.stdin.stream : null,
-    { maxTimeoutMs: DEFAULT_LIMITS.timeout_ms_max },
+    // This process exits once the call is answered (main.ts), so its timers need not be cleared.
+    { maxTimeoutMs: DEFAULT_LIMITS.timeout_ms_max, clock: exitingProcessClock },
   );
   if (outcome.kind === "answered") return outcome.envelope as unknown as Envelope;
   if (outcome.kind === "failed") return failureEnvelope(outcome.error);
-  if (mode === "start" && outcome.reason === "no server") {
+  if (outcome.reason === "no server" && await startsServer(io, app, call.root)) {
     const { spawnServer } = await lazyImport<typeof import("../server/spawn.ts")>(
       new URL("../server/spawn.ts", import.meta.url),
     );

@@ -154,12 +154,30 @@ export async function writeMessage(conn: Deno.Conn, message: unknown): Promise<v
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<"timeout">((resolve) => timer = setTimeout(() => resolve("timeout"), ms)),
-  ]).finally(() => clearTimeout(timer));
+/**
+ * Resolves with "timeout" after `ms` unless `done` settles first. The clock a caller may choose: a
+ * timer that cannot be cleared but costs nothing to start (`AbortSignal.timeout`) is for a process
+ * that exits once the call is answered (`pterm exec`); anything that lives on must clear its timers.
+ */
+export type CallClock = (ms: number, done: Promise<unknown>) => Promise<"timeout">;
+
+/** setTimeout, cleared when `done` settles. Deno's setTimeout loads its Node timers on first use (~5 ms). */
+export const clearedClock: CallClock = (ms, done) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("timeout"), ms);
+    done.finally(() => clearTimeout(timer)).catch(() => {});
+  });
+
+/**
+ * A timer that is never cleared and keeps the event loop alive until it fires: only for a process that
+ * exits as soon as its call is answered (`pterm exec`, which ends with `Deno.exit`). Starting it loads
+ * nothing more.
+ */
+export const exitingProcessClock: CallClock = (ms) =>
+  new Promise((resolve) => AbortSignal.timeout(ms).addEventListener("abort", () => resolve("timeout"), { once: true }));
+
+function withTimeout<T>(promise: Promise<T>, ms: number, clock: CallClock): Promise<T | "timeout"> {
+  return Promise.race([promise, clock(ms, promise)]);
 }
 
 /** This process's user id (the `pterm` task grants `--allow-sys=uid` for this alone); null where not allowed. */
@@ -219,8 +237,9 @@ export async function callServer(
   version: string,
   call: WarmCall,
   openStdin: () => ReadableStream<Uint8Array> | null,
-  options: { readonly readyTimeoutMs?: number; readonly maxTimeoutMs: number },
+  options: { readonly readyTimeoutMs?: number; readonly maxTimeoutMs: number; readonly clock?: CallClock },
 ): Promise<WarmOutcome> {
+  const clock = options.clock ?? clearedClock;
   const connected = await connectServer(call.root, version);
   if ("reason" in connected) return { kind: "unavailable", reason: connected.reason };
   const conn = connected.conn;
@@ -233,6 +252,7 @@ export async function callServer(
         return await lines.next(64 * 1024);
       })(),
       options.readyTimeoutMs ?? READY_TIMEOUT_MS,
+      clock,
     );
     if (ready === "timeout") return { kind: "unavailable", reason: "the server did not answer in time" };
     if (ready === null) return { kind: "unavailable", reason: "the server closed the connection" };
@@ -257,6 +277,7 @@ export async function callServer(
         }
       })(),
       deadlineMs,
+      clock,
     );
     if (answer === "timeout") {
       return {
