@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-VXE5UL7Y.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-WATTCF4X.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7268,7 +7268,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-LPF3FR4K.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-IFU5KUOB.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -12582,6 +12582,66 @@ async function switchTo(repo, index, policy, target, options) {
   };
 }
 
+// commands/git/merge/merge_messages.ts
+async function mergeMessages(repo, trees, paths, conflicts, renameConflicts, theirsLabel, oursLabel = "HEAD") {
+  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
+  const label = (side) => side === "ours" ? oursLabel : theirsLabel;
+  const other = (side) => side === "ours" ? "theirs" : "ours";
+  const byName = /* @__PURE__ */ new Map();
+  const silent = /* @__PURE__ */ new Set();
+  for (const r of renameConflicts) {
+    if (r.kind === "rename/rename") {
+      byName.set(r.from, `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in ${oursLabel} and to ${r.theirs} in ${theirsLabel}.
+`);
+      silent.add(r.ours).add(r.theirs);
+      continue;
+    }
+    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ${label(other(r.renamedIn))}.
+`;
+    const [before, renamed] = await Promise.all([
+      at(trees.base, r.from),
+      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to)
+    ]);
+    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
+      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.
+`;
+    }
+    byName.set(r.to, line);
+    silent.add(r.to);
+  }
+  let out = "";
+  for (const path of [
+    .../* @__PURE__ */ new Set([
+      ...paths,
+      ...byName.keys()
+    ])
+  ].sort(comparePaths)) {
+    if (byName.has(path)) out += byName.get(path);
+    if (silent.has(path) || byName.has(path)) continue;
+    const [base, ours, theirs] = await Promise.all([
+      at(trees.base, path),
+      at(trees.ours, path),
+      at(trees.theirs, path)
+    ]);
+    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
+    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
+      out += `Auto-merging ${path}
+`;
+    }
+    if (!conflicts.has(path)) continue;
+    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
+`;
+    else if (ours) {
+      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in ${oursLabel}.  Version ${oursLabel} of ${path} left in tree.
+`;
+    } else if (theirs) {
+      out += `CONFLICT (modify/delete): ${path} deleted in ${oursLabel} and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
+`;
+    }
+  }
+  return out;
+}
+
 // commands/git/porcelain/stash.ts
 var STASH_REF = "refs/stash";
 function listStash(repo) {
@@ -12811,6 +12871,16 @@ async function stashApply(repo, index, policy, n) {
     base: "Stash base"
   });
   const applied = await applyMerge(repo, index, policy, merge2, "stash apply");
+  const printed = await mergeMessages(repo, {
+    base: baseTree,
+    ours: oursTree,
+    theirs: wip.tree
+  }, [
+    .../* @__PURE__ */ new Set([
+      ...applied.changed,
+      ...applied.conflicts
+    ])
+  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, "Stashed changes", "Updated upstream");
   const writer = new WorktreeWriter(repo);
   for (const [path, target] of untracked) {
     await writeBlob(repo, writer, path, target);
@@ -12826,7 +12896,8 @@ async function stashApply(repo, index, policy, n) {
   return {
     commit_id: entry.newOid,
     changed: applied.changed,
-    conflicts: applied.conflicts
+    conflicts: applied.conflicts,
+    printed
   };
 }
 async function stashDrop(repo, n) {
@@ -13114,12 +13185,13 @@ function applyHandler(pop) {
       conflicts: result.conflicts,
       dropped: result.dropped
     };
+    ctx.stdout.write(result.printed + await statusAfter(repo, policy));
     if (result.conflicts.length > 0) {
+      if (pop) ctx.stdout.write("The stash entry is kept in case you need it again.\n");
       throw new PtermError("Conflict", `applying stash@{${n}} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. Edit them, \`git add\` them; the stash entry is kept.`, {
         result: fields
       });
     }
-    ctx.stdout.write(await statusAfter(repo, policy));
     if (result.dropped) {
       ctx.stdout.write(droppedStashText(ctx.positionals.stash, result.commit_id));
     }
@@ -13541,66 +13613,6 @@ var switchHandler = async (ctx) => {
   warnSkippedCheckoutHook(ctx, opened.repo);
   return switched;
 };
-
-// commands/git/merge/merge_messages.ts
-async function mergeMessages(repo, trees, paths, conflicts, renameConflicts, theirsLabel) {
-  const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
-  const label = (side) => side === "ours" ? "HEAD" : theirsLabel;
-  const other = (side) => side === "ours" ? "theirs" : "ours";
-  const byName = /* @__PURE__ */ new Map();
-  const silent = /* @__PURE__ */ new Set();
-  for (const r of renameConflicts) {
-    if (r.kind === "rename/rename") {
-      byName.set(r.from, `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.
-`);
-      silent.add(r.ours).add(r.theirs);
-      continue;
-    }
-    let line = `CONFLICT (rename/delete): ${r.from} renamed to ${r.to} in ${label(r.renamedIn)}, but deleted in ${label(other(r.renamedIn))}.
-`;
-    const [before, renamed] = await Promise.all([
-      at(trees.base, r.from),
-      at(r.renamedIn === "ours" ? trees.ours : trees.theirs, r.to)
-    ]);
-    if ((before?.oid ?? null) !== (renamed?.oid ?? null)) {
-      line += `CONFLICT (modify/delete): ${r.to} deleted in ${label(other(r.renamedIn))} and modified in ${label(r.renamedIn)}.  Version ${label(r.renamedIn)} of ${r.to} left in tree.
-`;
-    }
-    byName.set(r.to, line);
-    silent.add(r.to);
-  }
-  let out = "";
-  for (const path of [
-    .../* @__PURE__ */ new Set([
-      ...paths,
-      ...byName.keys()
-    ])
-  ].sort(comparePaths)) {
-    if (byName.has(path)) out += byName.get(path);
-    if (silent.has(path) || byName.has(path)) continue;
-    const [base, ours, theirs] = await Promise.all([
-      at(trees.base, path),
-      at(trees.ours, path),
-      at(trees.theirs, path)
-    ]);
-    const differs = (a, b) => (a?.oid ?? null) !== (b?.oid ?? null);
-    if (ours && theirs && differs(base, ours) && differs(base, theirs) && differs(ours, theirs)) {
-      out += `Auto-merging ${path}
-`;
-    }
-    if (!conflicts.has(path)) continue;
-    if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}
-`;
-    else if (ours) {
-      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  Version HEAD of ${path} left in tree.
-`;
-    } else if (theirs) {
-      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  Version ${theirsLabel} of ${path} left in tree.
-`;
-    }
-  }
-  return out;
-}
 
 // commands/git/porcelain/pick.ts
 async function stopText(repo, stop, trees, merge2, applied, theirsLabel) {
@@ -16471,7 +16483,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-IJ5ICLC3.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-FFGPX7DS.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16495,7 +16507,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-TM6GSGEY.js", import.meta.url).href)
+      git: await import(new URL("./api-OWROVP2H.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

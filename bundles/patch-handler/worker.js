@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-YELBEYMW.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-UNGKW2KE.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -9037,7 +9037,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-COHAFXLU.js", import.meta.url).href)
+    git: await import(new URL("./api-WNIE3P4A.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9087,7 +9087,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-COHAFXLU.js", import.meta.url).href)
+    git: await import(new URL("./api-WNIE3P4A.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -309,7 +309,11 @@ export function applyHandler(pop: boolean): Handler<typeof stashRefFlags, Pos<"s
       conflicts: result.conflicts,
       dropped: result.dropped,
     };
+    // git's text: merge-ort's lines, the status after the apply (git runs `git status`), then the drop's line
+    // (or, for a pop that stopped on conflicts, that the entry is kept).
+    ctx.stdout.write(result.printed + await statusAfter(repo, policy));
     if (result.conflicts.length > 0) {
+      if (pop) ctx.stdout.write("The stash entry is kept in case you need it again.\n");
       throw new PtermError(
         "Conflict",
         `applying stash@{${n}} conflicted in ${result.conflicts.join(", ")}; the files contain conflict markers. ` +
@@ -317,8 +321,6 @@ export function applyHandler(pop: boolean): Handler<typeof stashRefFlags, Pos<"s
         { result: fields },
       );
     }
-    // git's text: the status after the apply (git runs `git status`), then the drop's line.
-    ctx.stdout.write(await statusAfter(repo, policy));
     if (result.dropped) {
       ctx.stdout.write(droppedStashText(ctx.positionals.stash as string | undefined, result.commit_id));
     }

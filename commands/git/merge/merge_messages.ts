@@ -22,9 +22,10 @@ export async function mergeMessages(
   conflicts: ReadonlySet<string>,
   renameConflicts: readonly RenameConflict[],
   theirsLabel: string,
+  oursLabel = "HEAD",
 ): Promise<string> {
   const at = async (tree: string | null, path: string) => tree ? await lookupPath(repo, tree, path) : null;
-  const label = (side: "ours" | "theirs") => side === "ours" ? "HEAD" : theirsLabel;
+  const label = (side: "ours" | "theirs") => side === "ours" ? oursLabel : theirsLabel;
   const other = (side: "ours" | "theirs") => side === "ours" ? "theirs" : "ours";
   const byName = new Map<string, string>();
   const silent = new Set<string>();
@@ -32,7 +33,7 @@ export async function mergeMessages(
     if (r.kind === "rename/rename") {
       byName.set(
         r.from,
-        `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in HEAD and to ${r.theirs} in ${theirsLabel}.\n`,
+        `CONFLICT (rename/rename): ${r.from} renamed to ${r.ours} in ${oursLabel} and to ${r.theirs} in ${theirsLabel}.\n`,
       );
       silent.add(r.ours).add(r.theirs);
       continue;
@@ -66,10 +67,10 @@ export async function mergeMessages(
     if (!conflicts.has(path)) continue;
     if (ours && theirs) out += `CONFLICT (${base ? "content" : "add/add"}): Merge conflict in ${path}\n`;
     else if (ours) {
-      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in HEAD.  ` +
-        `Version HEAD of ${path} left in tree.\n`;
+      out += `CONFLICT (modify/delete): ${path} deleted in ${theirsLabel} and modified in ${oursLabel}.  ` +
+        `Version ${oursLabel} of ${path} left in tree.\n`;
     } else if (theirs) {
-      out += `CONFLICT (modify/delete): ${path} deleted in HEAD and modified in ${theirsLabel}.  ` +
+      out += `CONFLICT (modify/delete): ${path} deleted in ${oursLabel} and modified in ${theirsLabel}.  ` +
         `Version ${theirsLabel} of ${path} left in tree.\n`;
     }
   }

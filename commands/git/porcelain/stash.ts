@@ -6,13 +6,14 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { ZERO_OID } from "../odb/bytes.ts";
+import { comparePaths, ZERO_OID } from "../odb/bytes.ts";
 import { restorePaths, switchTrees, writeBlob } from "../worktree/checkout.ts";
 import { type GitAuthor, signatureNow } from "../repo/identity.ts";
 import { emptyEntry, Index, treeModeToMode } from "../worktree/index_file.ts";
 import { LockFile } from "../repo/lock.ts";
 import { readCommit } from "../history/log.ts";
 import { applyMerge, mergeTrees } from "../merge/merge.ts";
+import { mergeMessages } from "../merge/merge_messages.ts";
 import { sha1 } from "../odb/codec.ts";
 import { objectHeader, serializeCommit, splitMessage } from "../odb/objects.ts";
 import { deleteRef, readHead, readReflog, type ReflogEntry, updateRef, writeReflog } from "../repo/refs.ts";
@@ -242,7 +243,7 @@ export async function stashApply(
   index: Index,
   policy: PathPolicy,
   n: number,
-): Promise<{ commit_id: string; changed: string[]; conflicts: string[] }> {
+): Promise<{ commit_id: string; changed: string[]; conflicts: string[]; printed: string }> {
   const entry = entryAt(repo, n);
   if (index.hasConflicts()) {
     throw new PtermError("Conflict", "the index has unresolved conflicts; resolve them before applying a stash.");
@@ -278,6 +279,16 @@ export async function stashApply(
     base: "Stash base",
   });
   const applied = await applyMerge(repo, index, policy, merge, "stash apply");
+  // merge-ort's lines, with the names git's stash gives the two sides.
+  const printed = await mergeMessages(
+    repo,
+    { base: baseTree, ours: oursTree, theirs: wip.tree },
+    [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
+    new Set(applied.conflicts),
+    merge.renameConflicts,
+    "Stashed changes",
+    "Updated upstream",
+  );
   const writer = new WorktreeWriter(repo);
   for (const [path, target] of untracked) {
     await writeBlob(repo, writer, path, target);
@@ -291,7 +302,7 @@ export async function stashApply(
       if (before) index.set(emptyEntry(path, before.oid, treeModeToMode(before.mode)));
     }
   }
-  return { commit_id: entry.newOid, changed: applied.changed, conflicts: applied.conflicts };
+  return { commit_id: entry.newOid, changed: applied.changed, conflicts: applied.conflicts, printed };
 }
 
 export async function stashDrop(repo: Repo, n: number): Promise<string> {

@@ -99,3 +99,45 @@ Deno.test("stash apply and pop print git's status after them, and drop its line 
   await t.step("stash drop stash@{0}", ["stash", "drop", "stash@{0}"], { ...both, gone: await gone(0) });
   await assertFsck(t.p);
 });
+
+Deno.test("stash apply and pop that merge print merge-ort's lines: Auto-merging, CONFLICT, and pop's kept entry", async () => {
+  await using root = await makeRoot("pterm-stash-merge-text-");
+  const t = await twins(root.path);
+  const both = { stderr: true };
+  // Merged cleanly: both sides changed a.txt, in different lines.
+  await t.write("a.txt", "one\ntwo\nthree\nfour\nFIVE\nsix\n");
+  await t.step("stash", ["stash"], both);
+  await t.write("a.txt", "zero\none\ntwo\nthree\nfour\nFIVE\n");
+  await t.both("commit", "-qam", "head change");
+  await t.step("stash apply", ["stash", "apply"], both);
+  await t.step("reset --hard", ["reset", "--hard"], both);
+  // A content conflict beside a staged change: apply, then pop, both stop; the entry stays.
+  await t.write("a.txt", "zero\none\ntwo\nthree\nfour\nstashed\n");
+  await t.write("b.sh", "echo stashed\n");
+  await t.step("stash", ["stash"], both);
+  await t.write("a.txt", "zero\none\ntwo\nthree\nfour\nhead\n");
+  await t.both("commit", "-qam", "conflicting head change");
+  await t.step("stash apply", ["stash", "apply"], { fails: true });
+  await t.step("reset --hard", ["reset", "--hard"], both);
+  await t.step("stash pop", ["stash", "pop"], { fails: true });
+  assert.equal(await git(t.p, "stash", "list"), await git(t.g, "stash", "list"));
+  // The person resolves it as git says, and both histories go on alike.
+  await t.write("a.txt", "zero\none\ntwo\nthree\nfour\nresolved\n");
+  await t.step("add a.txt", ["add", "a.txt"], both);
+  await t.step("stash drop", ["stash", "drop"], {
+    ...both,
+    gone: {
+      p: (await git(t.p, "rev-parse", "stash@{0}")).trim(),
+      g: (await git(t.g, "rev-parse", "stash@{0}")).trim(),
+      name: "<stash>",
+    },
+  });
+  // A file the stash changed and HEAD deleted: modify/delete, in the names git's stash gives its sides.
+  await t.step("reset --hard", ["reset", "--hard"], both);
+  await t.write("dir/x.txt", "changed\n");
+  await t.step("stash", ["stash"], both);
+  await t.both("rm", "-q", "dir/x.txt");
+  await t.both("commit", "-qm", "delete x");
+  await t.step("stash apply", ["stash", "apply"], { fails: true });
+  await assertFsck(t.p);
+});
