@@ -356,7 +356,8 @@ function removeStrayNames(
   for (;;) {
     let homeSeen = false;
     let where = plan.root;
-    const candidates: string[] = [];
+    let resolved = false;
+    const candidates: { folder: string; resolved: boolean }[] = [];
     for (const [i, folder] of folders.entries()) {
       const path = join(where, folder);
       const info = lstatOrNull(path);
@@ -364,26 +365,35 @@ function removeStrayNames(
       if (info.isSymlink) {
         try {
           where = Deno.realPathSync(path);
+          resolved = true;
         } catch {
           break;
         }
       } else where = path;
-      if (i === folders.length - 1) candidates.push(where);
+      if (i === folders.length - 1) candidates.push({ folder: where, resolved });
     }
-    if (folders.length === 0) candidates.push(plan.root);
-    for (const folder of candidates) {
+    if (folders.length === 0) candidates.push({ folder: plan.root, resolved: false });
+    for (const { folder, resolved } of candidates) {
+      // A folder caught mid-swap (gone, or not a folder) is looked at again on the next round.
       const folderInfo = lstatOrNull(folder);
-      const atHome = options.keepHome === true && folderInfo !== null && identity(folderInfo) === plan.home;
+      if (folderInfo === null || !folderInfo.isDirectory) continue;
+      const atHome = options.keepHome === true && identity(folderInfo) === plan.home;
       for (const name of names) {
         const path = join(folder, name);
         const info = lstatOrNull(path);
         if (info === null || info.isSymlink || !sameFile(info, written)) continue;
-        // Seen at home only if the folder is still the home folder after the look at the name.
         const still = lstatOrNull(folder);
-        if (atHome && still !== null && identity(still) === plan.home) {
-          homeSeen = true;
+        // Seen at home only if the folder is still the home folder after the look at the name.
+        if (atHome) {
+          if (still !== null && identity(still) === plan.home) homeSeen = true;
           continue;
         }
+        // The target's own name is removed only where a link led (a folder reached through its real path,
+        // which the workspace cannot swap), never through the workspace's own folders: between the look and
+        // the removal such a folder may turn back into the home folder (the write's right place) or into a
+        // link to where a namesake lives.
+        if (options.keepHome === true && !resolved) continue;
+        if (still === null || !still.isDirectory || identity(still) !== identity(folderInfo)) continue;
         try {
           Deno.removeSync(path);
         } catch { /* moved meanwhile: looked for again */ }
