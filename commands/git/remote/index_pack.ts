@@ -8,9 +8,9 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { applyDeltaInto, deltaResultSize } from "../odb/pack.ts";
+import { applyDeltaInto, applyDeltaStreaming, deltaResultSize, largeBaseBuffer } from "../odb/pack.ts";
 import { decodeName, fromHex, toHex } from "../odb/bytes.ts";
-import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
+import { inflateInto, inflateIntoStreaming, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
 import { parseCommit, parseTag } from "../odb/objects.ts";
 import type { ObjectType } from "../odb/object.ts";
 import { verifyTreeEntryName } from "../worktree/verify_path.ts";
@@ -472,13 +472,32 @@ function indexEntries(
   const decodedSizes = new Float64Array(count);
   let deltaScratch = new Uint8Array(64 * 1024);
 
-  /** The bytes the last inflateEntry read, from its entry's zlib data on (for its CRC). */
-  let lastInput: Uint8Array = new Uint8Array(0);
+  /** The bytes the last inflateEntry read, from its entry's zlib data on (for its CRC); null when it read them a window at a time. */
+  let lastInput: Uint8Array | null = null;
   /** Inflates entry `i`'s data into `out` at `outAt`; returns where its zlib stream ends in the pack. */
   const inflateEntry = (i: number, out: Uint8Array, outAt: number, sequential: boolean): number => {
     const at = offsets[i] + headerBytes[i];
     const size = sizes[i];
     let length = size + (size >> 10) + 64;
+    if (length > WINDOW_BYTES) {
+      // A large object (a large delta base) is read through the window a piece at a time: its
+      // compressed bytes are never held whole beside it.
+      const piece = sequential ? WINDOW_BYTES : RANDOM_WINDOW_BYTES;
+      lastInput = null;
+      try {
+        return at + inflateIntoStreaming(
+          (offset) => reader.bytes(at + offset, Math.max(0, Math.min(piece, dataEnd - at - offset)), sequential),
+          out,
+          outAt,
+          size,
+        );
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corruptPack("an object cannot be inflated");
+        }
+        throw error;
+      }
+    }
     for (;;) {
       // An object larger than the window is read on its own (the window keeps its size).
       const input = reader.bytes(at, Math.min(length, dataEnd - at), sequential && length <= WINDOW_BYTES);
@@ -545,6 +564,27 @@ function indexEntries(
     }
     return crc;
   };
+  /**
+   * Entry `i`, a delta whose result is a blob too large for the ring, applied to `base` piece by
+   * piece into the hash (never whole in memory, as streamBlob); nothing is cached.
+   */
+  const streamDelta = (i: number, base: Uint8Array, delta: Uint8Array): void => {
+    streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
+    const size = deltaResultSize(delta);
+    sha1.reset().update(headerOf(BLOB, size));
+    applyDeltaStreaming(base, delta, (chunk) => {
+      sha1.update(chunk);
+      options.signal?.throwIfAborted();
+    }, streamBuffer);
+    sha1.digestInto(oids, i * 20);
+    types[i] = BLOB;
+    decodedSizes[i] = size;
+    cached[i] = -1;
+    resolved++;
+  };
+  /** Whether entry `i`'s delta (in `delta`), on a base of type `baseType`, makes a blob streamDelta takes. */
+  const streamsDelta = (baseType: number, delta: Uint8Array): boolean =>
+    baseType === BLOB && deltaResultSize(delta) > ring.largest;
   /** Entry `i`'s delta data, in the scratch buffer. */
   const inflateDelta = (i: number, sequential: boolean): { delta: Uint8Array; end: number } => {
     const size = sizes[i];
@@ -645,13 +685,14 @@ function indexEntries(
       end = inflated.end;
       const base = bases[i];
       const decoded = base >= 0 && types[base] !== 0 ? recall(base) : null;
-      if (decoded) {
+      if (decoded && streamsDelta(types[base], inflated.delta)) streamDelta(i, decoded, inflated.delta);
+      else if (decoded) {
         const result = applyTo(i, decoded, cached[base], inflated.delta);
         settle(i, types[base], result.content, result.ringAt);
       }
     }
     // The entry's bytes: its header (in `raw`), then its zlib data (what the inflater read).
-    crcs[i] = crc32(lastInput.subarray(0, end - at - p), headerCrc);
+    crcs[i] = lastInput ? crc32(lastInput.subarray(0, end - at - p), headerCrc) : crcOfRange(at + p, end, headerCrc);
     at = end;
   }
   if (at !== dataEnd) throw corruptPack("it has bytes after its last object");
@@ -679,7 +720,11 @@ function indexEntries(
           break;
         }
         if (codes[current] !== OFS_DELTA && codes[current] !== REF_DELTA) {
-          const room = place(sizes[current]);
+          // Too large for the ring, it is decoded for this chain only (nothing keeps it): into
+          // the buffer the pack reader shares for such bases.
+          const room = sizes[current] > ring.largest
+            ? { out: largeBaseBuffer(sizes[current]), at: 0, ringAt: -1 }
+            : place(sizes[current]);
           inflateEntry(current, room.out, room.at, false);
           base = room.out.subarray(room.at, room.at + sizes[current]);
           baseRingAt = room.ringAt;
@@ -698,6 +743,12 @@ function indexEntries(
     for (let k = chain.length - 1; k >= 0; k--) {
       const link = chain[k];
       const { delta } = inflateDelta(link, false);
+      if (k === 0 && types[link] === 0 && streamsDelta(type, delta)) {
+        // The chain's last result is needed by nothing after it: hashed as it is made.
+        streamDelta(link, base, delta);
+        byName?.set(toHex(oids, link * 20, link * 20 + 20), link);
+        return true;
+      }
       const result = applyTo(link, base, baseRingAt, delta);
       if (types[link] === 0) {
         settle(link, type, result.content, result.ringAt);
