@@ -513,7 +513,9 @@ export class PackSet {
         shift += 7;
       }
       if (p >= head.length) return null;
-      if (typeCode === OFS_DELTA || typeCode === REF_DELTA) return this.#deltaSource(pack, offset, dataEnd, head, threshold);
+      if (typeCode === OFS_DELTA || typeCode === REF_DELTA) {
+        return this.#deltaSource(pack, offset, dataEnd, head, threshold);
+      }
       if (TYPES[typeCode] !== "blob" || size <= threshold) return null;
       const dataAt = offset + p;
       return {
@@ -571,7 +573,13 @@ export class PackSet {
         return {
           size,
           pipe: (sink) => {
-            const content = basePack.inflateWhole(from, basePack.end(baseOffset), baseSize, null, largeBaseBuffer(baseSize));
+            const content = basePack.inflateWhole(
+              from,
+              basePack.end(baseOffset),
+              baseSize,
+              null,
+              largeBaseBuffer(baseSize),
+            );
             applyDeltaStreaming(content, delta, sink, streamBuffers().out);
           },
         };
@@ -1010,7 +1018,8 @@ const DIRECT_COPY_BYTES = 16 * 1024;
  * Applies `delta` to `base` as `applyDeltaInto` does, with the same checks, but hands the result
  * to `sink` in order, in pieces — through `buffer` (reused: a piece is overwritten once the sink
  * returns), or a view of `base` for a long copy — so it is never held whole: the way a large blob
- * stored as a delta is hashed while indexing and written while checking out. Returns its size.
+ * stored as a delta is hashed while indexing and written while checking out. `buffer` holds at
+ * least DIRECT_COPY_BYTES. Returns the result's size.
  */
 export function applyDeltaStreaming(
   base: Uint8Array,
@@ -1018,6 +1027,7 @@ export function applyDeltaStreaming(
   sink: (chunk: Uint8Array) => void,
   buffer: Uint8Array,
 ): number {
+  if (buffer.length < DIRECT_COPY_BYTES) throw new Error("applyDeltaStreaming: the buffer is too small");
   const at = { p: 0 };
   const baseSize = readVarint(delta, at);
   if (baseSize !== base.length) throw corrupt("a delta does not fit its base");

@@ -4,7 +4,9 @@
  * (lib/inflate.ts inflateStreaming). The oracle is the real git's clone of the same server:
  * identical bytes, index and refs, `fsck --strict` clean; then checkouts back and forth through
  * the ordinary work-tree writer (a delta on the large blob is decoded whole), and a large file
- * whose line endings change on checkout (written whole, converted).
+ * whose line endings change on checkout (written whole, converted); and a large file checked out
+ * from a delta (hashed while indexing and written while checking out piece by piece, its base
+ * decoded whole).
  */
 
 import assert from "node:assert/strict";
@@ -12,6 +14,7 @@ import { assertFsck, git } from "../oracle.ts";
 import { execOk, makeRoot } from "../../../_support/helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace } from "./fixture.ts";
+import { concatBytes } from "../../../../core/bytes.ts";
 
 /** `n` bytes of a deterministic mix: incompressible runs (stored blocks), text (Huffman codes, matches) and long repeats. */
 function mixedBytes(n: number, seed: number): Uint8Array {
@@ -162,4 +165,60 @@ Deno.test("blob sources read from a pack piece by piece: interleaved and repeate
   assert.deepEqual(bytesOf(again), expected.get(b));
   assert.equal(store.largeBlob(b, 3 * 1024 * 1024), null, "smaller than the threshold");
   assert.equal(store.largeBlob((await git(dir, "rev-parse", "HEAD^{tree}")).trim(), 0), null, "a tree");
+});
+
+Deno.test("clone of a large file checked out from a delta: hashed and written piece by piece, identical to the real git's clone", async () => {
+  await using server = await startGitHttpServer();
+  await using work = await makeRoot();
+  const bare = await server.createBare("delta.git");
+  const src = `${work.path}/src`;
+  await git(work.path, "init", "--quiet", "--initial-branch=main", src);
+  // The older version is the larger, so git keeps it whole and stores the one checked out as a
+  // delta on it: the base (9 MiB) is past both the indexer's ring and the reader's cache.
+  const large = mixedBytes(9 * 1024 * 1024, 7);
+  await Deno.writeFile(
+    `${src}/large.bin`,
+    concatBytes([large.subarray(0, 4_000_000), mixedBytes(1024 * 1024, 11), large.subarray(4_000_000)]),
+  );
+  await git(src, "add", "large.bin");
+  await git(src, "commit", "--quiet", "-m", "a large file");
+  await Deno.writeFile(`${src}/large.bin`, large);
+  await git(src, "commit", "--quiet", "-am", "shorter");
+  await git(src, "push", "--quiet", `file://${bare}`, "main");
+  await git(bare, "repack", "-a", "-d", "-f", "-q");
+  const oid = (await git(bare, "rev-parse", "main:large.bin")).trim();
+  const idxName = [...Deno.readDirSync(`${bare}/objects/pack`)].find((e) => e.name.endsWith(".idx"))!.name;
+  assert.match(
+    await git(bare, "verify-pack", "-v", `objects/pack/${idxName}`),
+    new RegExp(`^${oid} blob +\\d+ \\d+ \\d+ 1 `, "m"),
+  );
+
+  await using root = await allowedWorkspace(server);
+  const url = server.url("delta.git");
+  await execOk(root.path, `git clone --url ${url} --dir delta --confirm`);
+  const real = `${work.path}/real`;
+  await git(work.path, "clone", "--quiet", url, real);
+  const mine = `${root.path}/delta`;
+  await sameFile(`${mine}/large.bin`, `${real}/large.bin`);
+  assert.equal(await git(mine, "ls-files", "--stage"), await git(real, "ls-files", "--stage"));
+  assert.equal(await git(mine, "status", "--porcelain"), "");
+  const packs = [...Deno.readDirSync(`${mine}/.git/objects/pack`)].map((e) => e.name).filter((n) =>
+    n.endsWith(".pack")
+  );
+  assert.equal(packs.length, 1);
+  await git(work.path, "index-pack", "-o", `${work.path}/oracle.idx`, `${mine}/.git/objects/pack/${packs[0]}`);
+  assert.deepEqual(
+    await Deno.readFile(`${mine}/.git/objects/pack/${packs[0].replace(/\.pack$/, ".idx")}`),
+    await Deno.readFile(`${work.path}/oracle.idx`),
+  );
+  await assertFsck(mine);
+  // What comes next: the older version (the base, whole) and back to the delta, as the real git's checkouts.
+  for (const rev of ["HEAD~1", "main"]) {
+    const target = rev === "main" ? "main" : (await git(real, "rev-parse", rev)).trim();
+    await execOk(root.path, `git checkout --repo delta ${target}`);
+    await git(real, "checkout", "--quiet", target);
+    await sameFile(`${mine}/large.bin`, `${real}/large.bin`);
+    assert.equal(await git(mine, "status", "--porcelain"), "");
+  }
+  await assertFsck(mine);
 });
