@@ -16,6 +16,7 @@ import type { ObjectType } from "../odb/object.ts";
 import { verifyTreeEntryName } from "../worktree/verify_path.ts";
 import { Sha1 } from "../odb/sha1.ts";
 import { createHeld } from "./leftovers.ts";
+import { releaseBytes } from "../../../core/bytes.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const BLOB = 3;
@@ -43,6 +44,8 @@ export interface PackLinks {
   named(): Iterable<string>;
   /** Each commit's parents (kept apart: a shallow boundary commit's parents are legitimately absent). */
   readonly parents: ReadonlyMap<string, readonly string[]>;
+  /** Hands back the memory behind these links at once: they answer nothing after. */
+  release(): void;
 }
 
 export interface ReceiveOptions {
@@ -166,6 +169,11 @@ class PackReader {
     return this.#fill(new Uint8Array(length), offset, length);
   }
 
+  /** Hands back the windows' buffers (see releaseBytes); the reader reads nothing after. */
+  release(): void {
+    releaseBytes(this.#buffer, this.#randomBuffer);
+  }
+
   /** Reads `length` bytes from `offset` into the start of `buffer`; the view of what was read. */
   #fill(buffer: Uint8Array<ArrayBuffer>, offset: number, length: number): Uint8Array<ArrayBuffer> {
     this.#file.seekSync(offset, Deno.SeekMode.Start);
@@ -237,6 +245,11 @@ class DecodedRing {
     const start = at % this.#capacity;
     return this.#bytes.subarray(start, start + length);
   }
+
+  /** Hands back the ring's buffer (see releaseBytes): it holds nothing after. */
+  release(): void {
+    releaseBytes(this.#bytes);
+  }
 }
 
 /**
@@ -278,6 +291,12 @@ class OidSet {
 
   addHex(oid: string): void {
     this.add(fromHex(oid), 0);
+  }
+
+  /** Hands back the set's tables (see releaseBytes): it holds nothing after. */
+  release(): void {
+    releaseBytes(this.#keys, this.#used);
+    this.size = 0;
   }
 
   #grow(): void {
@@ -376,9 +395,11 @@ export async function receivePack(
     if (computed !== trailer) throw corruptPack("its checksum does not match its content");
     const file = await Deno.open(tmpPack, { read: true });
     let indexed: Indexed;
+    const reader = new PackReader(file, size);
     try {
-      indexed = indexEntries(new PackReader(file, size), options);
+      indexed = indexEntries(reader, options);
     } finally {
+      reader.release();
       file.close();
     }
     const { entries } = indexed;
@@ -387,6 +408,18 @@ export async function receivePack(
       return null;
     }
     const { idx, sorted } = serializeIndex(entries, fromHex(trailer));
+    // The entries' arrays are done with: handed back before the checkout that follows a clone.
+    releaseBytes(
+      entries.offsets,
+      entries.headerBytes,
+      entries.sizes,
+      entries.codes,
+      entries.bases,
+      entries.types,
+      entries.oids,
+      entries.crcs,
+      entries.cached,
+    );
     const idxFile = createHeld(tmpIdx);
     held.push(idxFile);
     let written = 0;
@@ -396,7 +429,7 @@ export async function receivePack(
     await Deno.chmod(tmpIdx, 0o444);
     await Deno.rename(tmpPack, `${packDir}/${name}.pack`);
     await Deno.rename(tmpIdx, `${packDir}/${name}.idx`);
-    // What the connectivity check needs, and nothing more: the entries' arrays are let go here.
+    // What the connectivity check needs, and nothing more.
     const { named, parents } = indexed;
     return {
       name,
@@ -406,6 +439,10 @@ export async function receivePack(
         has: (oid) => findSorted(sorted, fromHex(oid)),
         named: () => named.hexExcept((keys, at) => findSorted(sorted, keys, at)),
         parents,
+        release: () => {
+          named.release();
+          releaseBytes(idx);
+        },
       },
     };
   } catch (error) {
@@ -776,6 +813,9 @@ function indexEntries(
     );
   }
   options.onProgress?.("indexing", count, count);
+  // The working buffers are done with (see releaseBytes); the entries go on to the .idx.
+  ring.release();
+  releaseBytes(decodedSizes, deltaScratch, streamBuffer);
   return { entries, named, parents };
 }
 
