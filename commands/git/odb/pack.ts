@@ -10,6 +10,8 @@ import { fromHex, fromHexInto, toHex } from "./bytes.ts";
 import type { ObjectType } from "./object.ts";
 import { inflateInto, inflateIntoStreaming, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
 import { inCall, releaseAtCallEnd } from "../../../core/call_scope.ts";
+import { releaseBytes } from "../../../core/bytes.ts";
+import { createHeld } from "../remote/leftovers.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -419,6 +421,97 @@ export function largeBaseBuffer(size: number): Uint8Array {
   return fresh;
 }
 
+/** A delta base larger than this is not held in memory while its delta streams: it is spilled (SpilledBase). */
+export const SPILL_BASE_BYTES = 8 * 1024 * 1024;
+
+/** What a spilled base is read back through. */
+const SPILL_WINDOW_BYTES = 1024 * 1024;
+
+/**
+ * A large delta base in a temporary file beside the packs instead of in memory — `tmp_base_*`,
+ * held under an flock as the indexer's temporary files are, so a pterm killed meanwhile leaves
+ * one that the next fetch removes (leftovers.ts), and git ignores — written once as it is
+ * inflated, then read back where the delta copies from, through a window. A large file stored as a
+ * delta is then hashed and checked out holding neither it nor its base whole (git holds the base).
+ */
+export class SpilledBase {
+  readonly length: number;
+  readonly #file: Deno.FsFile;
+  readonly #path: string;
+  #buffer: Uint8Array<ArrayBuffer> | null = null;
+  #window = new Uint8Array(0);
+  #start = 0;
+
+  private constructor(file: Deno.FsFile, path: string, length: number) {
+    this.#file = file;
+    this.#path = path;
+    this.length = length;
+  }
+
+  /**
+   * `size` bytes, which `fill` hands to its `write` in order, in a new file in `dir`; null when
+   * the file cannot be made there (the caller holds the base in memory then). A failure of `fill`
+   * removes the file and is thrown.
+   */
+  static create(
+    dir: string,
+    size: number,
+    fill: (write: (chunk: Uint8Array) => void) => void,
+  ): SpilledBase | null {
+    const path = `${dir}/tmp_base_${crypto.randomUUID().slice(0, 8)}`;
+    let file: Deno.FsFile;
+    try {
+      file = createHeld(path);
+    } catch {
+      return null;
+    }
+    const spilled = new SpilledBase(file, path, size);
+    try {
+      let written = 0;
+      fill((chunk) => {
+        for (let at = 0; at < chunk.length;) at += file.writeSync(chunk.subarray(at));
+        written += chunk.length;
+      });
+      if (written !== size) throw corrupt("a delta base is not the size its header gives");
+    } catch (error) {
+      spilled.close();
+      throw error;
+    }
+    return spilled;
+  }
+
+  /** The `length` bytes from `offset` (at most SPILL_WINDOW_BYTES, within the base): a view valid until the next call. */
+  bytes(offset: number, length: number): Uint8Array {
+    if (offset < this.#start || offset + length > this.#start + this.#window.length) {
+      this.#buffer ??= new Uint8Array(SPILL_WINDOW_BYTES);
+      const want = Math.min(SPILL_WINDOW_BYTES, this.length - offset);
+      this.#file.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < want) {
+        const n = this.#file.readSync(this.#buffer.subarray(got, want));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      if (got < length) throw corrupt("a spilled delta base was cut short");
+      this.#window = this.#buffer.subarray(0, got);
+      this.#start = offset;
+    }
+    return this.#window.subarray(offset - this.#start, offset - this.#start + length);
+  }
+
+  /** Closes and removes the file. */
+  close(): void {
+    releaseBytes(this.#buffer);
+    this.#buffer = null;
+    this.#window = new Uint8Array(0);
+    try {
+      Deno.removeSync(this.#path);
+    } finally {
+      this.#file.close();
+    }
+  }
+}
+
 /** A large blob read piece by piece: `pipe` hands its `size` bytes to `sink` in order (each piece overwritten after). */
 export interface BlobSource {
   readonly size: number;
@@ -562,24 +655,33 @@ export class PackSet {
       baseOffset = home.index.offset(home.index.find(oid));
     }
     if (!this.#cached(basePack, baseOffset)) {
-      // A base stored whole and too large for the cache is decoded when the source is read, into
-      // the shared buffer (it would not be kept anyway).
+      // A base stored whole and too large for the cache (it would not be kept) is decoded when the
+      // source is read: spilled to a temporary file, or where that cannot be made, into the
+      // shared buffer.
       const raw = this.#readRaw(basePack, baseOffset, ENTRY_WINDOW);
       const baseEntry = entryHeader(raw);
       const baseSize = baseEntry.size;
-      if (TYPES[baseEntry.typeCode] && baseSize > BASE_CACHE_BYTES / 4 && baseSize <= LARGE_OBJECT) {
+      if (TYPES[baseEntry.typeCode] && baseSize > SPILL_BASE_BYTES && baseSize <= LARGE_OBJECT) {
         if (TYPES[baseEntry.typeCode] !== "blob") return null;
         const from = baseOffset + baseEntry.dataAt;
         return {
           size,
           pipe: (sink) => {
-            const content = basePack.inflateWhole(
-              from,
-              basePack.end(baseOffset),
+            const to = basePack.end(baseOffset);
+            const spilled = SpilledBase.create(
+              this.#dir,
               baseSize,
-              null,
-              largeBaseBuffer(baseSize),
+              (write) => basePack.inflateRange(from, to, baseSize, write, null),
             );
+            if (spilled) {
+              try {
+                applyDeltaStreaming(spilled, delta, sink, streamBuffers().out);
+              } finally {
+                spilled.close();
+              }
+              return;
+            }
+            const content = basePack.inflateWhole(from, to, baseSize, null, largeBaseBuffer(baseSize));
             applyDeltaStreaming(content, delta, sink, streamBuffers().out);
           },
         };
@@ -1022,7 +1124,7 @@ const DIRECT_COPY_BYTES = 16 * 1024;
  * least DIRECT_COPY_BYTES. Returns the result's size.
  */
 export function applyDeltaStreaming(
-  base: Uint8Array,
+  base: Uint8Array | SpilledBase,
   delta: Uint8Array,
   sink: (chunk: Uint8Array) => void,
   buffer: Uint8Array,
@@ -1055,6 +1157,23 @@ export function applyDeltaStreaming(
       if (length === 0) length = 0x10000;
       if (offset + length > base.length || produced + length > size) throw corrupt("a delta copies outside its base");
       produced += length;
+      if (base instanceof SpilledBase) {
+        // From the file, a window at a time.
+        for (let from = offset, left = length; left > 0;) {
+          const piece = base.bytes(from, Math.min(left, SPILL_WINDOW_BYTES));
+          if (piece.length >= DIRECT_COPY_BYTES) {
+            flush();
+            sink(piece);
+          } else {
+            if (fill + piece.length > buffer.length) flush();
+            buffer.set(piece, fill);
+            fill += piece.length;
+          }
+          from += piece.length;
+          left -= piece.length;
+        }
+        continue;
+      }
       if (length >= DIRECT_COPY_BYTES) {
         flush();
         sink(base.subarray(offset, offset + length));

@@ -8,7 +8,14 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { applyDeltaInto, applyDeltaStreaming, deltaResultSize, largeBaseBuffer } from "../odb/pack.ts";
+import {
+  applyDeltaInto,
+  applyDeltaStreaming,
+  deltaResultSize,
+  largeBaseBuffer,
+  SPILL_BASE_BYTES,
+  SpilledBase,
+} from "../odb/pack.ts";
 import { decodeName, fromHex, toHex } from "../odb/bytes.ts";
 import { inflateInto, inflateIntoStreaming, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
 import { parseCommit, parseTag } from "../odb/objects.ts";
@@ -397,7 +404,7 @@ export async function receivePack(
     let indexed: Indexed;
     const reader = new PackReader(file, size);
     try {
-      indexed = indexEntries(reader, options);
+      indexed = indexEntries(reader, options, packDir);
     } finally {
       reader.release();
       file.close();
@@ -478,6 +485,8 @@ function findSorted(sorted: Uint8Array, key: Uint8Array, at = 0): boolean {
 function indexEntries(
   reader: PackReader,
   options: ReceiveOptions,
+  /** Where a large delta base may be spilled (see SpilledBase): the pack's own folder. */
+  spillDir: string,
 ): Indexed {
   const sha1 = new Sha1();
   const head = reader.bytes(0, 12);
@@ -605,7 +614,7 @@ function indexEntries(
    * Entry `i`, a delta whose result is a blob too large for the ring, applied to `base` piece by
    * piece into the hash (never whole in memory, as streamBlob); nothing is cached.
    */
-  const streamDelta = (i: number, base: Uint8Array, delta: Uint8Array): void => {
+  const streamDelta = (i: number, base: Uint8Array | SpilledBase, delta: Uint8Array): void => {
     streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
     const size = deltaResultSize(delta);
     sha1.reset().update(headerOf(BLOB, size));
@@ -744,6 +753,45 @@ function indexEntries(
     }
     return byName.get(refBases.get(i)!) ?? -1;
   };
+  /** The large base last spilled (kept for the next delta on it), closed when pass two ends. */
+  let spill: { entry: number; base: SpilledBase } | null = null;
+  /**
+   * Entry `target`, a delta directly on `baseEntry` — a whole blob larger than SPILL_BASE_BYTES,
+   * not in the ring — streamed from the base spilled to a file, neither held whole; false (nothing
+   * done) when its result is not a large blob or no file can be made: it is resolved in memory then.
+   */
+  const streamFromSpilled = (target: number, baseEntry: number): boolean => {
+    const { delta } = inflateDelta(target, false);
+    if (!streamsDelta(BLOB, delta)) return false;
+    if (spill?.entry !== baseEntry) {
+      spill?.base.close();
+      spill = null;
+      const at = offsets[baseEntry] + headerBytes[baseEntry];
+      const size = sizes[baseEntry];
+      const buffer = streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
+      const base = SpilledBase.create(spillDir, size, (write) => {
+        try {
+          inflateStreaming(
+            (offset) =>
+              reader.bytes(at + offset, Math.max(0, Math.min(RANDOM_WINDOW_BYTES, dataEnd - at - offset)), false),
+            size,
+            write,
+            buffer,
+          );
+        } catch (error) {
+          if (error instanceof Error && error.message.startsWith("inflate:")) {
+            throw corruptPack("an object cannot be inflated");
+          }
+          throw error;
+        }
+      });
+      if (!base) return false;
+      spill = { entry: baseEntry, base };
+    }
+    streamDelta(target, spill.base, delta);
+    byName?.set(toHex(oids, target * 20, target * 20 + 20), target);
+    return true;
+  };
   const resolve = (target: number): boolean => {
     const chain: number[] = [];
     let current = target;
@@ -757,6 +805,8 @@ function indexEntries(
           break;
         }
         if (codes[current] !== OFS_DELTA && codes[current] !== REF_DELTA) {
+          const large = codes[current] === BLOB && sizes[current] > SPILL_BASE_BYTES;
+          if (large && chain.length === 1 && streamFromSpilled(chain[0], current)) return true;
           // Too large for the ring, it is decoded for this chain only (nothing keeps it): into
           // the buffer the pack reader shares for such bases.
           const room = sizes[current] > ring.largest
@@ -799,10 +849,14 @@ function indexEntries(
   };
   let pending: number[] = [];
   for (let i = 0; i < count; i++) if (types[i] === 0) pending.push(i);
-  while (pending.length > 0) {
-    const before = pending.length;
-    pending = pending.filter((i) => types[i] === 0 && !resolve(i));
-    if (pending.length === before) break;
+  try {
+    while (pending.length > 0) {
+      const before = pending.length;
+      pending = pending.filter((i) => types[i] === 0 && !resolve(i));
+      if (pending.length === before) break;
+    }
+  } finally {
+    (spill as { base: SpilledBase } | null)?.base.close();
   }
   if (pending.length > 0) {
     const unresolved = pending[0];

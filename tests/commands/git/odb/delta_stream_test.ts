@@ -1,7 +1,8 @@
 /**
  * Blobs stored as deltas, read piece by piece: `applyDeltaStreaming` (a large blob stored as a
  * delta is hashed while indexing and written while checking out without being whole in memory)
- * against `applyDelta` on any delta, damaged ones included; and the pack reader's sources of
+ * against `applyDelta` on any delta, damaged ones included, from memory or from a base spilled to
+ * a file; and the pack reader's sources of
  * blobs stored as deltas — OFS_DELTA and REF_DELTA, chains, a base too large for the cache —
  * against the real git's `cat-file`, piped in any order.
  */
@@ -10,7 +11,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { makeRoot } from "../../../_support/helpers.ts";
 import { ObjectStore } from "../../../../commands/git/odb/objects.ts";
-import { applyDelta, applyDeltaStreaming } from "../../../../commands/git/odb/pack.ts";
+import { applyDelta, applyDeltaStreaming, SpilledBase } from "../../../../commands/git/odb/pack.ts";
 import { git, gitBytes } from "../oracle.ts";
 import { concatBytes } from "../../../../core/bytes.ts";
 
@@ -62,7 +63,7 @@ function streamed(base: Uint8Array, delta: Uint8Array, bufferBytes: number): Uin
   return out;
 }
 
-const baseAndOps = fc.uint8Array({ minLength: 1, maxLength: 200_000 }).chain((base) =>
+const baseAndOps = fc.uint8Array({ minLength: 1, maxLength: 200_000, size: "max" }).chain((base) =>
   fc.tuple(
     fc.constant(base),
     fc.array(
@@ -71,7 +72,7 @@ const baseAndOps = fc.uint8Array({ minLength: 1, maxLength: 200_000 }).chain((ba
           .map(([offset, length]): Op => ({ copy: [offset, Math.min(length, base.length - offset)] })),
         fc.uint8Array({ minLength: 1, maxLength: 127 }).map((insert): Op => ({ insert })),
       ),
-      { maxLength: 40 },
+      { maxLength: 40, size: "max" },
     ),
   )
 );
@@ -82,8 +83,36 @@ Deno.test("applyDeltaStreaming gives applyDelta's bytes, through any buffer", ()
       const delta = encodeDelta(base.length, ops);
       assert.deepEqual(streamed(base, delta, buffer), applyDelta(base, delta));
     }),
-    { numRuns: 200 },
+    { numRuns: 100 },
   );
+});
+
+Deno.test("applyDeltaStreaming from a base spilled to a file gives applyDelta's bytes; the file goes when closed", async () => {
+  await using work = await makeRoot();
+  fc.assert(
+    fc.property(baseAndOps, fc.integer({ min: 1, max: 70_000 }), ([base, ops], piece) => {
+      const delta = encodeDelta(base.length, ops);
+      const spilled = SpilledBase.create(work.path, base.length, (write) => {
+        for (let at = 0; at < base.length; at += piece) write(base.subarray(at, at + piece));
+      })!;
+      try {
+        const pieces: Uint8Array[] = [];
+        applyDeltaStreaming(spilled, delta, (chunk) => pieces.push(chunk.slice()), new Uint8Array(16 * 1024));
+        assert.deepEqual(concatBytes(pieces), applyDelta(base, delta));
+      } finally {
+        spilled.close();
+      }
+      assert.deepEqual([...Deno.readDirSync(work.path)], []);
+    }),
+    { numRuns: 60 },
+  );
+  // A fill that fails, or gives another size, leaves no file.
+  assert.throws(() => SpilledBase.create(work.path, 10, (write) => write(new Uint8Array(9))), /not the size/);
+  assert.throws(() =>
+    SpilledBase.create(work.path, 10, () => {
+      throw new Error("cut");
+    }), /cut/);
+  assert.deepEqual([...Deno.readDirSync(work.path)], []);
 });
 
 Deno.test("applyDeltaStreaming refuses every damaged delta applyDelta refuses, with its message", () => {

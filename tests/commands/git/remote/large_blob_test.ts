@@ -6,7 +6,7 @@
  * the ordinary work-tree writer (a delta on the large blob is decoded whole), and a large file
  * whose line endings change on checkout (written whole, converted); and a large file checked out
  * from a delta (hashed while indexing and written while checking out piece by piece, its base
- * decoded whole).
+ * spilled to a temporary file, which a killed pterm's next fetch removes).
  */
 
 import assert from "node:assert/strict";
@@ -212,6 +212,10 @@ Deno.test("clone of a large file checked out from a delta: hashed and written pi
     await Deno.readFile(`${work.path}/oracle.idx`),
   );
   await assertFsck(mine);
+  // The base was spilled to a temporary file while indexing and while checking out: none is left.
+  const temporaries = () =>
+    [...Deno.readDirSync(`${mine}/.git/objects/pack`)].map((e) => e.name).filter((n) => n.startsWith("tmp_"));
+  assert.deepEqual(temporaries(), []);
   // What comes next: the older version (the base, whole) and back to the delta, as the real git's checkouts.
   for (const rev of ["HEAD~1", "main"]) {
     const target = rev === "main" ? "main" : (await git(real, "rev-parse", rev)).trim();
@@ -220,5 +224,11 @@ Deno.test("clone of a large file checked out from a delta: hashed and written pi
     await sameFile(`${mine}/large.bin`, `${real}/large.bin`);
     assert.equal(await git(mine, "status", "--porcelain"), "");
   }
+  assert.deepEqual(temporaries(), []);
+  await assertFsck(mine);
+  // A spilled base a killed pterm left (no process holds its lock) goes with the next fetch.
+  Deno.writeFileSync(`${mine}/.git/objects/pack/tmp_base_0123abcd`, new Uint8Array(1000));
+  await execOk(root.path, "git fetch --repo delta --confirm");
+  assert.deepEqual(temporaries(), []);
   await assertFsck(mine);
 });
