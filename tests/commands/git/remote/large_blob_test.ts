@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { assertFsck, git } from "../oracle.ts";
-import { execOk, makeRoot } from "../../../_support/helpers.ts";
+import { exec, execOk, makeRoot } from "../../../_support/helpers.ts";
 import { startGitHttpServer } from "./http_server.ts";
 import { allowedWorkspace } from "./fixture.ts";
 import { concatBytes } from "../../../../core/bytes.ts";
@@ -231,4 +231,45 @@ Deno.test("clone of a large file checked out from a delta: hashed and written pi
   await execOk(root.path, "git fetch --repo delta --confirm");
   assert.deepEqual(temporaries(), []);
   await assertFsck(mine);
+});
+
+Deno.test("a checkout that meets a damaged large blob midway leaves the file it would replace as it was", async () => {
+  await using root = await makeRoot();
+  const repo = `${root.path}/r`;
+  await git(root.path, "init", "--quiet", "--initial-branch=main", repo);
+  // Text (Huffman-coded, so damage to it is noticed), 10 MiB: read from the pack piece by piece.
+  const words = ["lorem ", "ipsum ", "dolor\n", "sit ", "amet, "];
+  let text = "";
+  for (let i = 0; text.length < 10 * 1024 * 1024; i++) text += words[(i * 7919) % 5] + (i % 1000);
+  await Deno.writeTextFile(`${repo}/large.txt`, text);
+  await git(repo, "add", "large.txt");
+  await git(repo, "commit", "--quiet", "-m", "first");
+  const edited = text.slice(0, 5_000_000) + "an edit in the middle\n" + text.slice(5_000_000);
+  await Deno.writeTextFile(`${repo}/large.txt`, edited);
+  await git(repo, "commit", "--quiet", "-am", "second");
+  await git(repo, "gc", "--quiet");
+  const first = (await git(repo, "rev-parse", "HEAD~1")).trim();
+  // Damage the whole (not delta) copy of the file in the pack: whichever version it is, the
+  // checkout of the first commit reads it, as the blob or as the base of its delta.
+  const packDir = `${repo}/.git/objects/pack`;
+  const idx = [...Deno.readDirSync(packDir)].find((e) => e.name.endsWith(".idx"))!.name;
+  const whole = (await git(repo, "verify-pack", "-v", `.git/objects/pack/${idx}`)).split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .find((f) => f[1] === "blob" && f.length === 5 && Number(f[2]) > 8 * 1024 * 1024)!;
+  const [offset, stored] = [Number(whole[4]), Number(whole[3])];
+  const packPath = `${packDir}/${idx.replace(/\.idx$/, ".pack")}`;
+  await Deno.chmod(packPath, 0o644);
+  const pack = await Deno.readFile(packPath);
+  pack.fill(0, offset + Math.floor(stored / 2), offset + Math.floor(stored / 2) + 4096);
+  await Deno.writeFile(packPath, pack);
+
+  const failed = await exec(root.path, `git checkout --repo r ${first}`);
+  assert.equal(failed.error_code, "CorruptRepository", failed.stderr);
+  assert.equal(await Deno.readTextFile(`${repo}/large.txt`), edited, "the file is as it was");
+  assert.deepEqual(
+    [...Deno.readDirSync(repo)].map((e) => e.name).sort(),
+    [".git", "large.txt"],
+    "no temporary file is left",
+  );
+  assert.deepEqual([...Deno.readDirSync(packDir)].filter((e) => e.name.startsWith("tmp_")), []);
 });
