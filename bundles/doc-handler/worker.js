@@ -3598,14 +3598,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-QLQQNEXE.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-NFFGWOAU.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-PY77OUH7.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-IJDJJPKZ.js", import.meta.url).href),
-  html: () => import(new URL("./html-NW6BERWE.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-WDRLQB7J.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-BK5GMOSL.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-ELMH4DHO.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-VX7BVMDE.js", import.meta.url).href),
+  html: () => import(new URL("./html-ABYMY6I5.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-CDNEAGHR.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-6B2MUKGU.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-DSV7K4XE.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-TCCTFK6Y.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3658,7 +3658,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-S5LDH35S.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-F4P646IT.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";
