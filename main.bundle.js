@@ -1667,6 +1667,7 @@ function removeStrayNames(plan, file, names, options = {}) {
   for (; ; ) {
     let homeSeen = false;
     let where = plan.root;
+    let resolved = false;
     const candidates = [];
     for (const [i, folder] of folders.entries()) {
       const path = join(where, folder);
@@ -1675,25 +1676,35 @@ function removeStrayNames(plan, file, names, options = {}) {
       if (info.isSymlink) {
         try {
           where = Deno.realPathSync(path);
+          resolved = true;
         } catch {
           break;
         }
       } else where = path;
-      if (i === folders.length - 1) candidates.push(where);
+      if (i === folders.length - 1) candidates.push({
+        folder: where,
+        resolved
+      });
     }
-    if (folders.length === 0) candidates.push(plan.root);
-    for (const folder of candidates) {
+    if (folders.length === 0) candidates.push({
+      folder: plan.root,
+      resolved: false
+    });
+    for (const { folder, resolved: resolved2 } of candidates) {
       const folderInfo = lstatOrNull3(folder);
-      const atHome = options.keepHome === true && folderInfo !== null && identity(folderInfo) === plan.home;
+      if (folderInfo === null || !folderInfo.isDirectory) continue;
+      const atHome = options.keepHome === true && identity(folderInfo) === plan.home;
       for (const name of names) {
         const path = join(folder, name);
         const info = lstatOrNull3(path);
         if (info === null || info.isSymlink || !sameFile(info, written)) continue;
         const still = lstatOrNull3(folder);
-        if (atHome && still !== null && identity(still) === plan.home) {
-          homeSeen = true;
+        if (atHome) {
+          if (still !== null && identity(still) === plan.home) homeSeen = true;
           continue;
         }
+        if (options.keepHome === true && !resolved2) continue;
+        if (still === null || !still.isDirectory || identity(still) !== identity(folderInfo)) continue;
         try {
           Deno.removeSync(path);
         } catch {

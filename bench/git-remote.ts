@@ -261,8 +261,9 @@ console.log(
 
 // The same large file stored as a delta: two versions of it, the older one larger (a run of
 // bytes the newer one drops), so git's pack-objects keeps the older whole and stores the one
-// checked out as a delta against it. Indexing resolves it and the checkout decodes it whole, with
-// its base (pterm, as git below core.bigFileThreshold): this row measures what that costs.
+// checked out as a delta against it. Indexing hashes it and the checkout writes it piece by piece,
+// from its base spilled to a temporary file (git holds the base whole): this row measures what
+// that costs.
 const deltaBare = await server.createBare("delta.git");
 const deltaSrc = `${BENCH_DIR}delta-src`;
 await git(BENCH_DIR, ["init", "-q", "--initial-branch=main", deltaSrc]);

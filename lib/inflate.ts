@@ -250,6 +250,8 @@ interface Streaming {
   readonly sink: (chunk: Uint8Array) => void;
   /** The size the output must have. */
   readonly size: number;
+  /** The output is kept whole in `out` (which has room for exactly `size` bytes): no piece goes to the sink. */
+  readonly whole?: boolean;
 }
 
 /**
@@ -345,7 +347,7 @@ class State {
    * start; otherwise the output is larger than the caller expected.
    */
   flush(): void {
-    if (this.stream === null) throw new Error(OUTPUT_TOO_LARGE);
+    if (this.stream === null || this.stream.whole) throw new Error(OUTPUT_TOO_LARGE);
     this.emit();
     const keep = Math.min(HISTORY, this.o);
     this.out.copyWithin(0, this.o - keep, this.o);
@@ -596,7 +598,28 @@ export function inflateStreaming(
   buffer: Uint8Array,
 ): number {
   if (buffer.length < 2 * HISTORY) throw new Error("inflate: the streaming buffer is too small");
-  const s = new State(new Uint8Array(0), 0, buffer, 0, { input, sink, size });
+  return inflateFrom(new State(new Uint8Array(0), 0, buffer, 0, { input, sink, size }));
+}
+
+/**
+ * Inflates a zlib stream read as `inflateStreaming` reads it — through `input`, a window at a
+ * time, never whole — into exactly `size` bytes of `out` from `outAt`, as `inflateInto` does:
+ * a large object decoded whole (a delta's base) without a copy of its compressed bytes beside
+ * it. Returns where the stream ends, counted from its start.
+ */
+export function inflateIntoStreaming(
+  input: (offset: number) => Uint8Array,
+  out: Uint8Array,
+  outAt: number,
+  size: number,
+): number {
+  const target = out.subarray(0, outAt + size);
+  return inflateFrom(new State(new Uint8Array(0), 0, target, outAt, { input, sink: () => {}, size, whole: true }));
+}
+
+/** Runs a streaming State's zlib stream to its end; where it ends, counted from its start. */
+function inflateFrom(s: State): number {
+  const size = s.stream!.size;
   if (!s.ensure(2)) throw new Error(INPUT_ENDED_EARLY);
   checkHeader(s.src, 0);
   s.pos = 2;

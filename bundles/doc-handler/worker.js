@@ -1016,6 +1016,7 @@ function removeStrayNames(plan, file, names, options = {}) {
   for (; ; ) {
     let homeSeen = false;
     let where2 = plan.root;
+    let resolved = false;
     const candidates = [];
     for (const [i, folder] of folders.entries()) {
       const path2 = join(where2, folder);
@@ -1024,25 +1025,35 @@ function removeStrayNames(plan, file, names, options = {}) {
       if (info2.isSymlink) {
         try {
           where2 = Deno.realPathSync(path2);
+          resolved = true;
         } catch {
           break;
         }
       } else where2 = path2;
-      if (i === folders.length - 1) candidates.push(where2);
+      if (i === folders.length - 1) candidates.push({
+        folder: where2,
+        resolved
+      });
     }
-    if (folders.length === 0) candidates.push(plan.root);
-    for (const folder of candidates) {
+    if (folders.length === 0) candidates.push({
+      folder: plan.root,
+      resolved: false
+    });
+    for (const { folder, resolved: resolved2 } of candidates) {
       const folderInfo = lstatOrNull3(folder);
-      const atHome = options.keepHome === true && folderInfo !== null && identity(folderInfo) === plan.home;
+      if (folderInfo === null || !folderInfo.isDirectory) continue;
+      const atHome = options.keepHome === true && identity(folderInfo) === plan.home;
       for (const name of names) {
         const path2 = join(folder, name);
         const info2 = lstatOrNull3(path2);
         if (info2 === null || info2.isSymlink || !sameFile(info2, written)) continue;
         const still = lstatOrNull3(folder);
-        if (atHome && still !== null && identity(still) === plan.home) {
-          homeSeen = true;
+        if (atHome) {
+          if (still !== null && identity(still) === plan.home) homeSeen = true;
           continue;
         }
+        if (options.keepHome === true && !resolved2) continue;
+        if (still === null || !still.isDirectory || identity(still) !== identity(folderInfo)) continue;
         try {
           Deno.removeSync(path2);
         } catch {
@@ -3598,14 +3609,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-QLQQNEXE.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-NFFGWOAU.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-PY77OUH7.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-IJDJJPKZ.js", import.meta.url).href),
-  html: () => import(new URL("./html-NW6BERWE.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-VPFQIOF4.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-J3ENXMY5.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-23MEOV35.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-DAOCB6BH.js", import.meta.url).href),
+  html: () => import(new URL("./html-7QV6CJN6.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-CDNEAGHR.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-6B2MUKGU.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-VY6NVXCS.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-5ECDCYWR.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3658,7 +3669,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-S5LDH35S.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-DVCUMUEO.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

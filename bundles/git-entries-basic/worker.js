@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-TG57QDT7.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-NKMMHS7M.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1218,6 +1218,12 @@ function concatBytes(parts) {
   }
   return out;
 }
+function releaseBytes(...arrays) {
+  for (const array of arrays) {
+    const buffer = array?.buffer;
+    if (buffer instanceof ArrayBuffer && !buffer.detached && buffer.byteLength > 0) buffer.transfer(0);
+  }
+}
 
 // lib/inflate.ts
 var MAX_BITS = 15;
@@ -1534,7 +1540,7 @@ var State = class {
    * start; otherwise the output is larger than the caller expected.
    */
   flush() {
-    if (this.stream === null) throw new Error(OUTPUT_TOO_LARGE);
+    if (this.stream === null || this.stream.whole) throw new Error(OUTPUT_TOO_LARGE);
     this.emit();
     const keep = Math.min(HISTORY, this.o);
     this.out.copyWithin(0, this.o - keep, this.o);
@@ -1738,11 +1744,24 @@ function inflateZlibStream(src, sizeHint = src.length * 4, maxOutput = Infinity)
 }
 function inflateStreaming(input, size, sink, buffer) {
   if (buffer.length < 2 * HISTORY) throw new Error("inflate: the streaming buffer is too small");
-  const s = new State(new Uint8Array(0), 0, buffer, 0, {
+  return inflateFrom(new State(new Uint8Array(0), 0, buffer, 0, {
     input,
     sink,
     size
-  });
+  }));
+}
+function inflateIntoStreaming(input, out, outAt, size) {
+  const target = out.subarray(0, outAt + size);
+  return inflateFrom(new State(new Uint8Array(0), 0, target, outAt, {
+    input,
+    sink: () => {
+    },
+    size,
+    whole: true
+  }));
+}
+function inflateFrom(s) {
+  const size = s.stream.size;
   if (!s.ensure(2)) throw new Error(INPUT_ENDED_EARLY);
   checkHeader(s.src, 0);
   s.pos = 2;
@@ -1928,6 +1947,23 @@ function sha1Sync(...parts) {
     h4 = h4 + e | 0;
   }
   return wordHex(h0) + wordHex(h1) + wordHex(h2) + wordHex(h3) + wordHex(h4);
+}
+
+// commands/git/odb/held_file.ts
+function createHeld(path) {
+  const file = Deno.openSync(path, {
+    read: true,
+    write: true,
+    createNew: true,
+    mode: 420
+  });
+  try {
+    file.lockSync(true);
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+  return file;
 }
 
 // commands/git/odb/pack.ts
@@ -2180,7 +2216,22 @@ var Pack = class {
    * bytes already (in the read buffer) and saves a read.
    */
   inflateRange(from, to, size, sink, first) {
-    const { read, out } = streamBuffers();
+    const { out } = streamBuffers();
+    this.#inflateFromRange(from, to, first, (input) => inflateStreaming(input, size, sink, out));
+  }
+  /**
+   * The `size` bytes the zlib stream in `[from, to)` gives, decoded whole (into `into` when given,
+   * which has room for them) but read through the shared read buffer: a large object without a
+   * copy of its compressed bytes beside it.
+   */
+  inflateWhole(from, to, size, first, into) {
+    const content = into ? into.subarray(0, size) : new Uint8Array(size);
+    this.#inflateFromRange(from, to, first, (input) => inflateIntoStreaming(input, content, 0, size));
+    return content;
+  }
+  /** Runs `inflate` on the stream in `[from, to)`, read through the shared read buffer (after `first`). */
+  #inflateFromRange(from, to, first, inflate2) {
+    const { read } = streamBuffers();
     let opened = null;
     let held2 = first;
     try {
@@ -2194,7 +2245,7 @@ var Pack = class {
       };
       let end;
       try {
-        end = inflateStreaming(input, size, sink, out);
+        end = inflate2(input);
       } catch (error) {
         if (error instanceof Error && error.message.startsWith("inflate:")) {
           throw corrupt("a packed object cannot be inflated to the size its header gives");
@@ -2246,6 +2297,85 @@ function streamBuffers() {
 }
 var STREAM_READ_BYTES = 1024 * 1024;
 var STREAM_OUT_BYTES = 288 * 1024;
+var sharedLargeBase = null;
+function largeBaseBuffer(size) {
+  const held2 = sharedLargeBase?.deref();
+  if (held2 && held2.length >= size) return held2.subarray(0, size);
+  const fresh = new Uint8Array(size);
+  sharedLargeBase = new WeakRef(fresh);
+  return fresh;
+}
+var SPILL_BASE_BYTES = 8 * 1024 * 1024;
+var SPILL_WINDOW_BYTES = 1024 * 1024;
+var SpilledBase = class _SpilledBase {
+  length;
+  #file;
+  #path;
+  #buffer = null;
+  #window = new Uint8Array(0);
+  #start = 0;
+  constructor(file, path, length) {
+    this.#file = file;
+    this.#path = path;
+    this.length = length;
+  }
+  /**
+   * `size` bytes, which `fill` hands to its `write` in order, in a new file in `dir`; null when
+   * the file cannot be made there (the caller holds the base in memory then). A failure of `fill`
+   * removes the file and is thrown.
+   */
+  static create(dir, size, fill) {
+    const path = `${dir}/tmp_base_${crypto.randomUUID().slice(0, 8)}`;
+    let file;
+    try {
+      file = createHeld(path);
+    } catch {
+      return null;
+    }
+    const spilled = new _SpilledBase(file, path, size);
+    try {
+      let written = 0;
+      fill((chunk) => {
+        for (let at = 0; at < chunk.length; ) at += file.writeSync(chunk.subarray(at));
+        written += chunk.length;
+      });
+      if (written !== size) throw corrupt("a delta base is not the size its header gives");
+    } catch (error) {
+      spilled.close();
+      throw error;
+    }
+    return spilled;
+  }
+  /** The `length` bytes from `offset` (at most SPILL_WINDOW_BYTES, within the base): a view valid until the next call. */
+  bytes(offset, length) {
+    if (offset < this.#start || offset + length > this.#start + this.#window.length) {
+      this.#buffer ??= new Uint8Array(SPILL_WINDOW_BYTES);
+      const want = Math.min(SPILL_WINDOW_BYTES, this.length - offset);
+      this.#file.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < want) {
+        const n = this.#file.readSync(this.#buffer.subarray(got, want));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      if (got < length) throw corrupt("a spilled delta base was cut short");
+      this.#window = this.#buffer.subarray(0, got);
+      this.#start = offset;
+    }
+    return this.#window.subarray(offset - this.#start, offset - this.#start + length);
+  }
+  /** Closes and removes the file. */
+  close() {
+    releaseBytes(this.#buffer);
+    this.#buffer = null;
+    this.#window = new Uint8Array(0);
+    try {
+      Deno.removeSync(this.#path);
+    } finally {
+      this.#file.close();
+    }
+  }
+};
 var PackSet = class {
   #dir;
   #packs = null;
@@ -2323,7 +2453,11 @@ var PackSet = class {
         size += (byte & 127) * 2 ** shift;
         shift += 7;
       }
-      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      if (p >= head.length) return null;
+      if (typeCode === OFS_DELTA || typeCode === REF_DELTA) {
+        return this.#deltaSource(pack, offset, dataEnd, head, threshold);
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold) return null;
       const dataAt = offset + p;
       return {
         size,
@@ -2331,6 +2465,78 @@ var PackSet = class {
       };
     }
     return null;
+  }
+  /**
+   * A blob stored as a delta, as a source: its base decoded as any read decodes it (from the
+   * cache, a large one inflated through the read buffer) and the delta applied into the sink piece
+   * by piece, so the blob itself is never whole in memory. `head` holds the entry's first bytes
+   * (in the shared read buffer). Null when the result is not larger than `threshold`, when the
+   * base must wait (outside the packs, or for the injected inflater) or is not a blob: read it
+   * whole then.
+   */
+  #deltaSource(pack, offset, dataEnd, head, threshold) {
+    const entry = entryHeader(head);
+    if (entry.dataAt >= head.length) return null;
+    let delta = new Uint8Array(entry.size);
+    try {
+      inflateInto(head, entry.dataAt, delta, 0, entry.size);
+    } catch (error) {
+      const cut = error instanceof Error && error.message === INPUT_ENDED_EARLY && head.length < dataEnd - offset;
+      if (!cut) throw corrupt("a packed object cannot be inflated to the size its header gives");
+      delta = pack.inflateWhole(offset + entry.dataAt, dataEnd, entry.size, head.subarray(entry.dataAt));
+    }
+    const size = deltaResultSize(delta);
+    if (size <= threshold) return null;
+    let basePack = pack;
+    let baseOffset;
+    if (entry.typeCode === OFS_DELTA) {
+      if (entry.back <= 0 || entry.back > offset) throw corrupt("a delta in a pack points outside it");
+      baseOffset = offset - entry.back;
+    } else {
+      const oid = toHex(head, entry.dataAt - 20, entry.dataAt);
+      const home = this.#open().find((p) => p.index.find(oid) >= 0);
+      if (!home) return null;
+      basePack = home;
+      baseOffset = home.index.offset(home.index.find(oid));
+    }
+    if (!this.#cached(basePack, baseOffset)) {
+      const raw = this.#readRaw(basePack, baseOffset, ENTRY_WINDOW);
+      const baseEntry = entryHeader(raw);
+      const baseSize = baseEntry.size;
+      if (TYPES[baseEntry.typeCode] && baseSize > SPILL_BASE_BYTES && baseSize <= LARGE_OBJECT) {
+        if (TYPES[baseEntry.typeCode] !== "blob") return null;
+        const from = baseOffset + baseEntry.dataAt;
+        return {
+          size,
+          pipe: (sink) => {
+            const to = basePack.end(baseOffset);
+            const spilled = SpilledBase.create(this.#dir, baseSize, (write) => basePack.inflateRange(from, to, baseSize, write, null));
+            if (spilled) {
+              try {
+                applyDeltaStreaming(spilled, delta, sink, streamBuffers().out);
+              } finally {
+                spilled.close();
+              }
+              return;
+            }
+            const content2 = basePack.inflateWhole(from, to, baseSize, null, largeBaseBuffer(baseSize));
+            applyDeltaStreaming(content2, delta, sink, streamBuffers().out);
+          }
+        };
+      }
+    }
+    const base = this.#readAt(basePack, baseOffset);
+    if (base instanceof Promise) {
+      base.catch(() => {
+      });
+      return null;
+    }
+    if (base.type !== "blob") return null;
+    const content = base.content;
+    return {
+      size,
+      pipe: (sink) => void applyDeltaStreaming(content, delta, sink, streamBuffers().out)
+    };
   }
   async read(oid) {
     return await this.readNow(oid);
@@ -2391,6 +2597,16 @@ var PackSet = class {
       let entry = entryHeader(raw);
       let whole = raw.length < ENTRY_WINDOW;
       const bound = entry.dataAt + deflateBound(entry.size);
+      const wholeType = TYPES[entry.typeCode];
+      if (!whole && bound > RAW_BUFFER_BYTES && wholeType && entry.size <= LARGE_OBJECT) {
+        const content = pack.inflateWhole(at + entry.dataAt, pack.end(at), entry.size, raw.subarray(entry.dataAt));
+        base = {
+          type: wholeType,
+          content
+        };
+        this.#remember(pack, at, base);
+        break;
+      }
       if (!whole && bound > raw.length) {
         raw = this.#readRaw(pack, at, bound);
         entry = entryHeader(raw);
@@ -2666,6 +2882,77 @@ function applyDeltaInto(base, delta, out, outAt) {
     }
   }
   if (o !== end) throw corrupt("a delta produced the wrong size");
+  return size;
+}
+var DIRECT_COPY_BYTES = 16 * 1024;
+function applyDeltaStreaming(base, delta, sink, buffer) {
+  if (buffer.length < DIRECT_COPY_BYTES) throw new Error("applyDeltaStreaming: the buffer is too small");
+  const at = {
+    p: 0
+  };
+  const baseSize = readVarint(delta, at);
+  if (baseSize !== base.length) throw corrupt("a delta does not fit its base");
+  const size = readVarint(delta, at);
+  let p = at.p;
+  let produced = 0;
+  let fill = 0;
+  const flush = () => {
+    if (fill > 0) sink(buffer.subarray(0, fill));
+    fill = 0;
+  };
+  while (p < delta.length) {
+    const op = delta[p++];
+    if (op & 128) {
+      let offset = 0;
+      let length = 0;
+      if (op & 1) offset |= delta[p++];
+      if (op & 2) offset |= delta[p++] << 8;
+      if (op & 4) offset |= delta[p++] << 16;
+      if (op & 8) offset += delta[p++] * 2 ** 24;
+      if (op & 16) length |= delta[p++];
+      if (op & 32) length |= delta[p++] << 8;
+      if (op & 64) length |= delta[p++] << 16;
+      if (length === 0) length = 65536;
+      if (offset + length > base.length || produced + length > size) throw corrupt("a delta copies outside its base");
+      produced += length;
+      if (base instanceof SpilledBase) {
+        for (let from = offset, left = length; left > 0; ) {
+          const piece = base.bytes(from, Math.min(left, SPILL_WINDOW_BYTES));
+          if (piece.length >= DIRECT_COPY_BYTES) {
+            flush();
+            sink(piece);
+          } else {
+            if (fill + piece.length > buffer.length) flush();
+            buffer.set(piece, fill);
+            fill += piece.length;
+          }
+          from += piece.length;
+          left -= piece.length;
+        }
+        continue;
+      }
+      if (length >= DIRECT_COPY_BYTES) {
+        flush();
+        sink(base.subarray(offset, offset + length));
+        continue;
+      }
+      if (fill + length > buffer.length) flush();
+      if (length > 64) buffer.set(base.subarray(offset, offset + length), fill);
+      else for (let i = 0; i < length; i++) buffer[fill + i] = base[offset + i];
+      fill += length;
+    } else if (op > 0) {
+      if (p + op > delta.length || produced + op > size) throw corrupt("a delta inserts past its end");
+      produced += op;
+      if (fill + op > buffer.length) flush();
+      for (let i = 0; i < op; i++) buffer[fill + i] = delta[p + i];
+      fill += op;
+      p += op;
+    } else {
+      throw corrupt("a delta has a reserved instruction");
+    }
+  }
+  if (produced !== size) throw corrupt("a delta produced the wrong size");
+  flush();
   return size;
 }
 
@@ -2987,9 +3274,10 @@ var ObjectStore = class _ObjectStore {
     }
   }
   /**
-   * A blob larger than `threshold` bytes stored whole in a pack, to be read piece by piece (the
-   * checkout writes it so, never holding it whole); null when it is smaller, a delta, loose,
-   * borrowed or absent: read it whole then.
+   * A blob larger than `threshold` bytes stored in a pack, whole or as a delta, to be read piece
+   * by piece (the checkout writes it so, never holding it whole; a delta's base is decoded whole);
+   * null when it is smaller, loose, borrowed, absent or a delta on a base outside the packs: read
+   * it whole then.
    */
   largeBlob(oid, threshold) {
     if (this.#cache.has(oid) || !this.hasPacks()) return null;

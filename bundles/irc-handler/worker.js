@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4DD33I3W.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-UKA7DLYC.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-GBIMVXYI.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-WHWZNGCV.js", import.meta.url).href);
 function createWorkspace(root) {
   return {
     root,

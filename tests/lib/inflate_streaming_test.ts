@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import zlib from "node:zlib";
-import { inflateStreaming, INPUT_ENDED_EARLY } from "../../lib/inflate.ts";
+import { inflateIntoStreaming, inflateStreaming, INPUT_ENDED_EARLY } from "../../lib/inflate.ts";
 import { concatBytes } from "../../core/bytes.ts";
 
 const { Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED, Z_DEFAULT_STRATEGY } = zlib.constants;
@@ -34,6 +34,22 @@ function run(src: Uint8Array, at: number, size: number, window: number, buffer: 
   );
   const out = concatBytes(pieces);
   return { end, out };
+}
+
+/** Runs inflateIntoStreaming over `src` (the stream at `at`) in windows of `window` bytes, into `out` at `outAt`. */
+function runInto(src: Uint8Array, at: number, size: number, window: number, out: Uint8Array, outAt: number): number {
+  const scratch = new Uint8Array(window);
+  return inflateIntoStreaming(
+    (offset) => {
+      const piece = src.subarray(at + offset, Math.min(src.length, at + offset + window));
+      scratch.fill(0xee);
+      scratch.set(piece);
+      return scratch.subarray(0, piece.length);
+    },
+    out,
+    outAt,
+    size,
+  );
 }
 
 /** Data with long matches, short matches, literals and incompressible runs (stored blocks). */
@@ -84,6 +100,46 @@ Deno.test("inflateStreaming refuses a cut stream and a size other than the strea
       assert.throws(() => run(packed, 0, data.length + 1, window, buffer), /inflate: output smaller/);
       if (data.length > 0) {
         assert.throws(() => run(packed, 0, data.length - 1, window, buffer), /inflate: output larger/);
+      }
+    }),
+    { numRuns: 100 },
+  );
+});
+
+Deno.test("inflateIntoStreaming: the whole output in place from input read in windows, equal to zlib", () => {
+  fc.assert(
+    fc.property(
+      mixed,
+      fc.constantFrom(0, 1, 6, 9),
+      fc.constantFrom(Z_FILTERED, Z_RLE, Z_DEFAULT_STRATEGY),
+      fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 65, max: 300_000 })),
+      fc.nat(100),
+      (data, level, strategy, window, outAt) => {
+        const packed = new Uint8Array(zlib.deflateSync(data, { level, strategy }));
+        const src = new Uint8Array(packed.length + 29).fill(0xa5);
+        src.set(packed, 7);
+        // Bytes before `outAt` and after the output are the caller's: left as they were.
+        const out = new Uint8Array(outAt + data.length + 13).fill(0x5a);
+        assert.equal(runInto(src, 7, data.length, window, out, outAt), packed.length);
+        assert.deepEqual(out.subarray(outAt, outAt + data.length), data);
+        assert.ok(out.subarray(0, outAt).every((b) => b === 0x5a));
+        assert.ok(out.subarray(outAt + data.length).every((b) => b === 0x5a));
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
+Deno.test("inflateIntoStreaming refuses a cut stream and a size other than the stream's", () => {
+  fc.assert(
+    fc.property(mixed, fc.nat(40), fc.integer({ min: 1, max: 70_000 }), (data, cut, window) => {
+      const packed = new Uint8Array(zlib.deflateSync(data));
+      const out = new Uint8Array(data.length + 64 * 1024);
+      const short = packed.subarray(0, Math.max(0, packed.length - 1 - cut));
+      assert.throws(() => runInto(short, 0, data.length, window, out, 0), { message: INPUT_ENDED_EARLY });
+      assert.throws(() => runInto(packed, 0, data.length + 1, window, out, 0), /inflate: output smaller/);
+      if (data.length > 0) {
+        assert.throws(() => runInto(packed, 0, data.length - 1, window, out, 0), /inflate: output larger/);
       }
     }),
     { numRuns: 100 },

@@ -350,9 +350,10 @@ export class ObjectStore {
   }
 
   /**
-   * A blob larger than `threshold` bytes stored whole in a pack, to be read piece by piece (the
-   * checkout writes it so, never holding it whole); null when it is smaller, a delta, loose,
-   * borrowed or absent: read it whole then.
+   * A blob larger than `threshold` bytes stored in a pack, whole or as a delta, to be read piece
+   * by piece (the checkout writes it so, never holding it whole; a delta's base is decoded whole);
+   * null when it is smaller, loose, borrowed, absent or a delta on a base outside the packs: read
+   * it whole then.
    */
   largeBlob(oid: string, threshold: number): BlobSource | null {
     if (this.#cache.has(oid) || !this.hasPacks()) return null;

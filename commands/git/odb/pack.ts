@@ -8,8 +8,10 @@
 import { PtermError } from "../../../core/errors.ts";
 import { fromHex, fromHexInto, toHex } from "./bytes.ts";
 import type { ObjectType } from "./object.ts";
-import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
+import { inflateInto, inflateIntoStreaming, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
 import { inCall, releaseAtCallEnd } from "../../../core/call_scope.ts";
+import { releaseBytes } from "../../../core/bytes.ts";
+import { createHeld } from "./held_file.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -296,7 +298,29 @@ class Pack {
     sink: (chunk: Uint8Array) => void,
     first: Uint8Array | null,
   ): void {
-    const { read, out } = streamBuffers();
+    const { out } = streamBuffers();
+    this.#inflateFromRange(from, to, first, (input) => inflateStreaming(input, size, sink, out));
+  }
+
+  /**
+   * The `size` bytes the zlib stream in `[from, to)` gives, decoded whole (into `into` when given,
+   * which has room for them) but read through the shared read buffer: a large object without a
+   * copy of its compressed bytes beside it.
+   */
+  inflateWhole(from: number, to: number, size: number, first: Uint8Array | null, into?: Uint8Array): Uint8Array {
+    const content = into ? into.subarray(0, size) : new Uint8Array(size);
+    this.#inflateFromRange(from, to, first, (input) => inflateIntoStreaming(input, content, 0, size));
+    return content;
+  }
+
+  /** Runs `inflate` on the stream in `[from, to)`, read through the shared read buffer (after `first`). */
+  #inflateFromRange(
+    from: number,
+    to: number,
+    first: Uint8Array | null,
+    inflate: (input: (offset: number) => Uint8Array) => number,
+  ): void {
+    const { read } = streamBuffers();
     let opened: { file: Deno.FsFile; owned: boolean } | null = null;
     let held = first;
     try {
@@ -311,7 +335,7 @@ class Pack {
       };
       let end: number;
       try {
-        end = inflateStreaming(input, size, sink, out);
+        end = inflate(input);
       } catch (error) {
         if (error instanceof Error && error.message.startsWith("inflate:")) {
           throw corrupt("a packed object cannot be inflated to the size its header gives");
@@ -377,6 +401,116 @@ function streamBuffers(): { read: Uint8Array; out: Uint8Array } {
 /** What streamed reads of large blobs read at once, and the output pieces they hand on (plus deflate's 32 KiB history). */
 const STREAM_READ_BYTES = 1024 * 1024;
 const STREAM_OUT_BYTES = 288 * 1024;
+
+/**
+ * The buffer of a large object decoded only to be a delta's base while the delta is streamed
+ * (applyDeltaStreaming), shared by the pack indexer and the pack reader, held weakly: a clone
+ * indexes its pack and then checks it out, decoding the same large base one after the other, and
+ * a buffer each left the first to the collector while the second was made — twice the object at
+ * the peak. Whoever takes it uses it before anything else can (synchronously) and keeps no view of
+ * it; the collector takes it once nothing uses it.
+ */
+let sharedLargeBase: WeakRef<Uint8Array<ArrayBuffer>> | null = null;
+
+/** Room for `size` bytes of a large delta base (see sharedLargeBase): valid until the next call. */
+export function largeBaseBuffer(size: number): Uint8Array {
+  const held = sharedLargeBase?.deref();
+  if (held && held.length >= size) return held.subarray(0, size);
+  const fresh = new Uint8Array(size);
+  sharedLargeBase = new WeakRef(fresh);
+  return fresh;
+}
+
+/** A delta base larger than this is not held in memory while its delta streams: it is spilled (SpilledBase). */
+export const SPILL_BASE_BYTES = 8 * 1024 * 1024;
+
+/** What a spilled base is read back through. */
+const SPILL_WINDOW_BYTES = 1024 * 1024;
+
+/**
+ * A large delta base in a temporary file beside the packs instead of in memory — `tmp_base_*`,
+ * held under an flock as the indexer's temporary files are, so a pterm killed meanwhile leaves
+ * one that the next fetch removes (leftovers.ts), and git ignores — written once as it is
+ * inflated, then read back where the delta copies from, through a window. A large file stored as a
+ * delta is then hashed and checked out holding neither it nor its base whole (git holds the base).
+ */
+export class SpilledBase {
+  readonly length: number;
+  readonly #file: Deno.FsFile;
+  readonly #path: string;
+  #buffer: Uint8Array<ArrayBuffer> | null = null;
+  #window = new Uint8Array(0);
+  #start = 0;
+
+  private constructor(file: Deno.FsFile, path: string, length: number) {
+    this.#file = file;
+    this.#path = path;
+    this.length = length;
+  }
+
+  /**
+   * `size` bytes, which `fill` hands to its `write` in order, in a new file in `dir`; null when
+   * the file cannot be made there (the caller holds the base in memory then). A failure of `fill`
+   * removes the file and is thrown.
+   */
+  static create(
+    dir: string,
+    size: number,
+    fill: (write: (chunk: Uint8Array) => void) => void,
+  ): SpilledBase | null {
+    const path = `${dir}/tmp_base_${crypto.randomUUID().slice(0, 8)}`;
+    let file: Deno.FsFile;
+    try {
+      file = createHeld(path);
+    } catch {
+      return null;
+    }
+    const spilled = new SpilledBase(file, path, size);
+    try {
+      let written = 0;
+      fill((chunk) => {
+        for (let at = 0; at < chunk.length;) at += file.writeSync(chunk.subarray(at));
+        written += chunk.length;
+      });
+      if (written !== size) throw corrupt("a delta base is not the size its header gives");
+    } catch (error) {
+      spilled.close();
+      throw error;
+    }
+    return spilled;
+  }
+
+  /** The `length` bytes from `offset` (at most SPILL_WINDOW_BYTES, within the base): a view valid until the next call. */
+  bytes(offset: number, length: number): Uint8Array {
+    if (offset < this.#start || offset + length > this.#start + this.#window.length) {
+      this.#buffer ??= new Uint8Array(SPILL_WINDOW_BYTES);
+      const want = Math.min(SPILL_WINDOW_BYTES, this.length - offset);
+      this.#file.seekSync(offset, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < want) {
+        const n = this.#file.readSync(this.#buffer.subarray(got, want));
+        if (n === null || n === 0) break;
+        got += n;
+      }
+      if (got < length) throw corrupt("a spilled delta base was cut short");
+      this.#window = this.#buffer.subarray(0, got);
+      this.#start = offset;
+    }
+    return this.#window.subarray(offset - this.#start, offset - this.#start + length);
+  }
+
+  /** Closes and removes the file. */
+  close(): void {
+    releaseBytes(this.#buffer);
+    this.#buffer = null;
+    this.#window = new Uint8Array(0);
+    try {
+      Deno.removeSync(this.#path);
+    } finally {
+      this.#file.close();
+    }
+  }
+}
 
 /** A large blob read piece by piece: `pipe` hands its `size` bytes to `sink` in order (each piece overwritten after). */
 export interface BlobSource {
@@ -471,7 +605,11 @@ export class PackSet {
         size += (byte & 0x7f) * 2 ** shift;
         shift += 7;
       }
-      if (TYPES[typeCode] !== "blob" || size <= threshold || p >= head.length) return null;
+      if (p >= head.length) return null;
+      if (typeCode === OFS_DELTA || typeCode === REF_DELTA) {
+        return this.#deltaSource(pack, offset, dataEnd, head, threshold);
+      }
+      if (TYPES[typeCode] !== "blob" || size <= threshold) return null;
       const dataAt = offset + p;
       return {
         size,
@@ -480,6 +618,84 @@ export class PackSet {
       };
     }
     return null;
+  }
+
+  /**
+   * A blob stored as a delta, as a source: its base decoded as any read decodes it (from the
+   * cache, a large one inflated through the read buffer) and the delta applied into the sink piece
+   * by piece, so the blob itself is never whole in memory. `head` holds the entry's first bytes
+   * (in the shared read buffer). Null when the result is not larger than `threshold`, when the
+   * base must wait (outside the packs, or for the injected inflater) or is not a blob: read it
+   * whole then.
+   */
+  #deltaSource(pack: Pack, offset: number, dataEnd: number, head: Uint8Array, threshold: number): BlobSource | null {
+    const entry = entryHeader(head);
+    if (entry.dataAt >= head.length) return null;
+    // The delta first: a large base is inflated through the read buffer `head` lies in.
+    let delta: Uint8Array = new Uint8Array(entry.size);
+    try {
+      inflateInto(head, entry.dataAt, delta, 0, entry.size);
+    } catch (error) {
+      const cut = error instanceof Error && error.message === INPUT_ENDED_EARLY && head.length < dataEnd - offset;
+      if (!cut) throw corrupt("a packed object cannot be inflated to the size its header gives");
+      delta = pack.inflateWhole(offset + entry.dataAt, dataEnd, entry.size, head.subarray(entry.dataAt));
+    }
+    const size = deltaResultSize(delta);
+    if (size <= threshold) return null;
+    let basePack = pack;
+    let baseOffset: number;
+    if (entry.typeCode === OFS_DELTA) {
+      if (entry.back <= 0 || entry.back > offset) throw corrupt("a delta in a pack points outside it");
+      baseOffset = offset - entry.back;
+    } else {
+      const oid = toHex(head, entry.dataAt - 20, entry.dataAt);
+      const home = this.#open().find((p) => p.index.find(oid) >= 0);
+      if (!home) return null;
+      basePack = home;
+      baseOffset = home.index.offset(home.index.find(oid));
+    }
+    if (!this.#cached(basePack, baseOffset)) {
+      // A base stored whole and too large for the cache (it would not be kept) is decoded when the
+      // source is read: spilled to a temporary file, or where that cannot be made, into the
+      // shared buffer.
+      const raw = this.#readRaw(basePack, baseOffset, ENTRY_WINDOW);
+      const baseEntry = entryHeader(raw);
+      const baseSize = baseEntry.size;
+      if (TYPES[baseEntry.typeCode] && baseSize > SPILL_BASE_BYTES && baseSize <= LARGE_OBJECT) {
+        if (TYPES[baseEntry.typeCode] !== "blob") return null;
+        const from = baseOffset + baseEntry.dataAt;
+        return {
+          size,
+          pipe: (sink) => {
+            const to = basePack.end(baseOffset);
+            const spilled = SpilledBase.create(
+              this.#dir,
+              baseSize,
+              (write) => basePack.inflateRange(from, to, baseSize, write, null),
+            );
+            if (spilled) {
+              try {
+                applyDeltaStreaming(spilled, delta, sink, streamBuffers().out);
+              } finally {
+                spilled.close();
+              }
+              return;
+            }
+            const content = basePack.inflateWhole(from, to, baseSize, null, largeBaseBuffer(baseSize));
+            applyDeltaStreaming(content, delta, sink, streamBuffers().out);
+          },
+        };
+      }
+    }
+    const base = this.#readAt(basePack, baseOffset);
+    if (base instanceof Promise) {
+      // Read whole instead; this read's outcome is the one that one will meet again.
+      base.catch(() => {});
+      return null;
+    }
+    if (base.type !== "blob") return null;
+    const content = base.content;
+    return { size, pipe: (sink) => void applyDeltaStreaming(content, delta, sink, streamBuffers().out) };
   }
 
   async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
@@ -560,6 +776,15 @@ export class PackSet {
       let entry = entryHeader(raw);
       let whole = raw.length < ENTRY_WINDOW;
       const bound = entry.dataAt + deflateBound(entry.size);
+      const wholeType = TYPES[entry.typeCode];
+      if (!whole && bound > RAW_BUFFER_BYTES && wholeType && entry.size <= LARGE_OBJECT) {
+        // A large object (a big file, the base of its delta) is inflated through the read buffer:
+        // its compressed bytes are never held beside it.
+        const content = pack.inflateWhole(at + entry.dataAt, pack.end(at), entry.size, raw.subarray(entry.dataAt));
+        base = { type: wholeType, content };
+        this.#remember(pack, at, base);
+        break;
+      }
       if (!whole && bound > raw.length) {
         raw = this.#readRaw(pack, at, bound);
         entry = entryHeader(raw);
@@ -885,5 +1110,91 @@ export function applyDeltaInto(base: Uint8Array, delta: Uint8Array, out: Uint8Ar
     }
   }
   if (o !== end) throw corrupt("a delta produced the wrong size");
+  return size;
+}
+
+/** Copies at least this long go from the base to the sink as they are, not through the buffer. */
+const DIRECT_COPY_BYTES = 16 * 1024;
+
+/**
+ * Applies `delta` to `base` as `applyDeltaInto` does, with the same checks, but hands the result
+ * to `sink` in order, in pieces — through `buffer` (reused: a piece is overwritten once the sink
+ * returns), or a view of `base` for a long copy — so it is never held whole: the way a large blob
+ * stored as a delta is hashed while indexing and written while checking out. `buffer` holds at
+ * least DIRECT_COPY_BYTES. Returns the result's size.
+ */
+export function applyDeltaStreaming(
+  base: Uint8Array | SpilledBase,
+  delta: Uint8Array,
+  sink: (chunk: Uint8Array) => void,
+  buffer: Uint8Array,
+): number {
+  if (buffer.length < DIRECT_COPY_BYTES) throw new Error("applyDeltaStreaming: the buffer is too small");
+  const at = { p: 0 };
+  const baseSize = readVarint(delta, at);
+  if (baseSize !== base.length) throw corrupt("a delta does not fit its base");
+  const size = readVarint(delta, at);
+  let p = at.p;
+  /** Bytes of the result produced so far (handed on or in `buffer`), and in `buffer`. */
+  let produced = 0;
+  let fill = 0;
+  const flush = () => {
+    if (fill > 0) sink(buffer.subarray(0, fill));
+    fill = 0;
+  };
+  while (p < delta.length) {
+    const op = delta[p++];
+    if (op & 0x80) {
+      let offset = 0;
+      let length = 0;
+      if (op & 0x01) offset |= delta[p++];
+      if (op & 0x02) offset |= delta[p++] << 8;
+      if (op & 0x04) offset |= delta[p++] << 16;
+      if (op & 0x08) offset += delta[p++] * 2 ** 24;
+      if (op & 0x10) length |= delta[p++];
+      if (op & 0x20) length |= delta[p++] << 8;
+      if (op & 0x40) length |= delta[p++] << 16;
+      if (length === 0) length = 0x10000;
+      if (offset + length > base.length || produced + length > size) throw corrupt("a delta copies outside its base");
+      produced += length;
+      if (base instanceof SpilledBase) {
+        // From the file, a window at a time.
+        for (let from = offset, left = length; left > 0;) {
+          const piece = base.bytes(from, Math.min(left, SPILL_WINDOW_BYTES));
+          if (piece.length >= DIRECT_COPY_BYTES) {
+            flush();
+            sink(piece);
+          } else {
+            if (fill + piece.length > buffer.length) flush();
+            buffer.set(piece, fill);
+            fill += piece.length;
+          }
+          from += piece.length;
+          left -= piece.length;
+        }
+        continue;
+      }
+      if (length >= DIRECT_COPY_BYTES) {
+        flush();
+        sink(base.subarray(offset, offset + length));
+        continue;
+      }
+      if (fill + length > buffer.length) flush();
+      if (length > 64) buffer.set(base.subarray(offset, offset + length), fill);
+      else for (let i = 0; i < length; i++) buffer[fill + i] = base[offset + i];
+      fill += length;
+    } else if (op > 0) {
+      if (p + op > delta.length || produced + op > size) throw corrupt("a delta inserts past its end");
+      produced += op;
+      if (fill + op > buffer.length) flush();
+      for (let i = 0; i < op; i++) buffer[fill + i] = delta[p + i];
+      fill += op;
+      p += op;
+    } else {
+      throw corrupt("a delta has a reserved instruction");
+    }
+  }
+  if (produced !== size) throw corrupt("a delta produced the wrong size");
+  flush();
   return size;
 }

@@ -8,14 +8,22 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { applyDeltaInto, deltaResultSize } from "../odb/pack.ts";
+import {
+  applyDeltaInto,
+  applyDeltaStreaming,
+  deltaResultSize,
+  largeBaseBuffer,
+  SPILL_BASE_BYTES,
+  SpilledBase,
+} from "../odb/pack.ts";
 import { decodeName, fromHex, toHex } from "../odb/bytes.ts";
-import { inflateInto, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
+import { inflateInto, inflateIntoStreaming, inflateStreaming, INPUT_ENDED_EARLY } from "../../../lib/inflate.ts";
 import { parseCommit, parseTag } from "../odb/objects.ts";
 import type { ObjectType } from "../odb/object.ts";
 import { verifyTreeEntryName } from "../worktree/verify_path.ts";
 import { Sha1 } from "../odb/sha1.ts";
-import { createHeld } from "./leftovers.ts";
+import { createHeld } from "../odb/held_file.ts";
+import { releaseBytes } from "../../../core/bytes.ts";
 
 const TYPES: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const BLOB = 3;
@@ -43,6 +51,8 @@ export interface PackLinks {
   named(): Iterable<string>;
   /** Each commit's parents (kept apart: a shallow boundary commit's parents are legitimately absent). */
   readonly parents: ReadonlyMap<string, readonly string[]>;
+  /** Hands back the memory behind these links at once: they answer nothing after. */
+  release(): void;
 }
 
 export interface ReceiveOptions {
@@ -166,6 +176,11 @@ class PackReader {
     return this.#fill(new Uint8Array(length), offset, length);
   }
 
+  /** Hands back the windows' buffers (see releaseBytes); the reader reads nothing after. */
+  release(): void {
+    releaseBytes(this.#buffer, this.#randomBuffer);
+  }
+
   /** Reads `length` bytes from `offset` into the start of `buffer`; the view of what was read. */
   #fill(buffer: Uint8Array<ArrayBuffer>, offset: number, length: number): Uint8Array<ArrayBuffer> {
     this.#file.seekSync(offset, Deno.SeekMode.Start);
@@ -237,6 +252,11 @@ class DecodedRing {
     const start = at % this.#capacity;
     return this.#bytes.subarray(start, start + length);
   }
+
+  /** Hands back the ring's buffer (see releaseBytes): it holds nothing after. */
+  release(): void {
+    releaseBytes(this.#bytes);
+  }
 }
 
 /**
@@ -278,6 +298,12 @@ class OidSet {
 
   addHex(oid: string): void {
     this.add(fromHex(oid), 0);
+  }
+
+  /** Hands back the set's tables (see releaseBytes): it holds nothing after. */
+  release(): void {
+    releaseBytes(this.#keys, this.#used);
+    this.size = 0;
   }
 
   #grow(): void {
@@ -376,9 +402,11 @@ export async function receivePack(
     if (computed !== trailer) throw corruptPack("its checksum does not match its content");
     const file = await Deno.open(tmpPack, { read: true });
     let indexed: Indexed;
+    const reader = new PackReader(file, size);
     try {
-      indexed = indexEntries(new PackReader(file, size), options);
+      indexed = indexEntries(reader, options, packDir);
     } finally {
+      reader.release();
       file.close();
     }
     const { entries } = indexed;
@@ -387,6 +415,18 @@ export async function receivePack(
       return null;
     }
     const { idx, sorted } = serializeIndex(entries, fromHex(trailer));
+    // The entries' arrays are done with: handed back before the checkout that follows a clone.
+    releaseBytes(
+      entries.offsets,
+      entries.headerBytes,
+      entries.sizes,
+      entries.codes,
+      entries.bases,
+      entries.types,
+      entries.oids,
+      entries.crcs,
+      entries.cached,
+    );
     const idxFile = createHeld(tmpIdx);
     held.push(idxFile);
     let written = 0;
@@ -396,7 +436,7 @@ export async function receivePack(
     await Deno.chmod(tmpIdx, 0o444);
     await Deno.rename(tmpPack, `${packDir}/${name}.pack`);
     await Deno.rename(tmpIdx, `${packDir}/${name}.idx`);
-    // What the connectivity check needs, and nothing more: the entries' arrays are let go here.
+    // What the connectivity check needs, and nothing more.
     const { named, parents } = indexed;
     return {
       name,
@@ -406,6 +446,10 @@ export async function receivePack(
         has: (oid) => findSorted(sorted, fromHex(oid)),
         named: () => named.hexExcept((keys, at) => findSorted(sorted, keys, at)),
         parents,
+        release: () => {
+          named.release();
+          releaseBytes(idx);
+        },
       },
     };
   } catch (error) {
@@ -441,6 +485,8 @@ function findSorted(sorted: Uint8Array, key: Uint8Array, at = 0): boolean {
 function indexEntries(
   reader: PackReader,
   options: ReceiveOptions,
+  /** Where a large delta base may be spilled (see SpilledBase): the pack's own folder. */
+  spillDir: string,
 ): Indexed {
   const sha1 = new Sha1();
   const head = reader.bytes(0, 12);
@@ -472,13 +518,32 @@ function indexEntries(
   const decodedSizes = new Float64Array(count);
   let deltaScratch = new Uint8Array(64 * 1024);
 
-  /** The bytes the last inflateEntry read, from its entry's zlib data on (for its CRC). */
-  let lastInput: Uint8Array = new Uint8Array(0);
+  /** The bytes the last inflateEntry read, from its entry's zlib data on (for its CRC); null when it read them a window at a time. */
+  let lastInput: Uint8Array | null = null;
   /** Inflates entry `i`'s data into `out` at `outAt`; returns where its zlib stream ends in the pack. */
   const inflateEntry = (i: number, out: Uint8Array, outAt: number, sequential: boolean): number => {
     const at = offsets[i] + headerBytes[i];
     const size = sizes[i];
     let length = size + (size >> 10) + 64;
+    if (length > WINDOW_BYTES) {
+      // A large object (a large delta base) is read through the window a piece at a time: its
+      // compressed bytes are never held whole beside it.
+      const piece = sequential ? WINDOW_BYTES : RANDOM_WINDOW_BYTES;
+      lastInput = null;
+      try {
+        return at + inflateIntoStreaming(
+          (offset) => reader.bytes(at + offset, Math.max(0, Math.min(piece, dataEnd - at - offset)), sequential),
+          out,
+          outAt,
+          size,
+        );
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("inflate:")) {
+          throw corruptPack("an object cannot be inflated");
+        }
+        throw error;
+      }
+    }
     for (;;) {
       // An object larger than the window is read on its own (the window keeps its size).
       const input = reader.bytes(at, Math.min(length, dataEnd - at), sequential && length <= WINDOW_BYTES);
@@ -545,6 +610,27 @@ function indexEntries(
     }
     return crc;
   };
+  /**
+   * Entry `i`, a delta whose result is a blob too large for the ring, applied to `base` piece by
+   * piece into the hash (never whole in memory, as streamBlob); nothing is cached.
+   */
+  const streamDelta = (i: number, base: Uint8Array | SpilledBase, delta: Uint8Array): void => {
+    streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
+    const size = deltaResultSize(delta);
+    sha1.reset().update(headerOf(BLOB, size));
+    applyDeltaStreaming(base, delta, (chunk) => {
+      sha1.update(chunk);
+      options.signal?.throwIfAborted();
+    }, streamBuffer);
+    sha1.digestInto(oids, i * 20);
+    types[i] = BLOB;
+    decodedSizes[i] = size;
+    cached[i] = -1;
+    resolved++;
+  };
+  /** Whether entry `i`'s delta (in `delta`), on a base of type `baseType`, makes a blob streamDelta takes. */
+  const streamsDelta = (baseType: number, delta: Uint8Array): boolean =>
+    baseType === BLOB && deltaResultSize(delta) > ring.largest;
   /** Entry `i`'s delta data, in the scratch buffer. */
   const inflateDelta = (i: number, sequential: boolean): { delta: Uint8Array; end: number } => {
     const size = sizes[i];
@@ -645,13 +731,14 @@ function indexEntries(
       end = inflated.end;
       const base = bases[i];
       const decoded = base >= 0 && types[base] !== 0 ? recall(base) : null;
-      if (decoded) {
+      if (decoded && streamsDelta(types[base], inflated.delta)) streamDelta(i, decoded, inflated.delta);
+      else if (decoded) {
         const result = applyTo(i, decoded, cached[base], inflated.delta);
         settle(i, types[base], result.content, result.ringAt);
       }
     }
     // The entry's bytes: its header (in `raw`), then its zlib data (what the inflater read).
-    crcs[i] = crc32(lastInput.subarray(0, end - at - p), headerCrc);
+    crcs[i] = lastInput ? crc32(lastInput.subarray(0, end - at - p), headerCrc) : crcOfRange(at + p, end, headerCrc);
     at = end;
   }
   if (at !== dataEnd) throw corruptPack("it has bytes after its last object");
@@ -666,6 +753,45 @@ function indexEntries(
     }
     return byName.get(refBases.get(i)!) ?? -1;
   };
+  /** The large base last spilled (kept for the next delta on it), closed when pass two ends. */
+  let spill: { entry: number; base: SpilledBase } | null = null;
+  /**
+   * Entry `target`, a delta directly on `baseEntry` — a whole blob larger than SPILL_BASE_BYTES,
+   * not in the ring — streamed from the base spilled to a file, neither held whole; false (nothing
+   * done) when its result is not a large blob or no file can be made: it is resolved in memory then.
+   */
+  const streamFromSpilled = (target: number, baseEntry: number): boolean => {
+    const { delta } = inflateDelta(target, false);
+    if (!streamsDelta(BLOB, delta)) return false;
+    if (spill?.entry !== baseEntry) {
+      spill?.base.close();
+      spill = null;
+      const at = offsets[baseEntry] + headerBytes[baseEntry];
+      const size = sizes[baseEntry];
+      const buffer = streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
+      const base = SpilledBase.create(spillDir, size, (write) => {
+        try {
+          inflateStreaming(
+            (offset) =>
+              reader.bytes(at + offset, Math.max(0, Math.min(RANDOM_WINDOW_BYTES, dataEnd - at - offset)), false),
+            size,
+            write,
+            buffer,
+          );
+        } catch (error) {
+          if (error instanceof Error && error.message.startsWith("inflate:")) {
+            throw corruptPack("an object cannot be inflated");
+          }
+          throw error;
+        }
+      });
+      if (!base) return false;
+      spill = { entry: baseEntry, base };
+    }
+    streamDelta(target, spill.base, delta);
+    byName?.set(toHex(oids, target * 20, target * 20 + 20), target);
+    return true;
+  };
   const resolve = (target: number): boolean => {
     const chain: number[] = [];
     let current = target;
@@ -679,7 +805,13 @@ function indexEntries(
           break;
         }
         if (codes[current] !== OFS_DELTA && codes[current] !== REF_DELTA) {
-          const room = place(sizes[current]);
+          const large = codes[current] === BLOB && sizes[current] > SPILL_BASE_BYTES;
+          if (large && chain.length === 1 && streamFromSpilled(chain[0], current)) return true;
+          // Too large for the ring, it is decoded for this chain only (nothing keeps it): into
+          // the buffer the pack reader shares for such bases.
+          const room = sizes[current] > ring.largest
+            ? { out: largeBaseBuffer(sizes[current]), at: 0, ringAt: -1 }
+            : place(sizes[current]);
           inflateEntry(current, room.out, room.at, false);
           base = room.out.subarray(room.at, room.at + sizes[current]);
           baseRingAt = room.ringAt;
@@ -698,6 +830,12 @@ function indexEntries(
     for (let k = chain.length - 1; k >= 0; k--) {
       const link = chain[k];
       const { delta } = inflateDelta(link, false);
+      if (k === 0 && types[link] === 0 && streamsDelta(type, delta)) {
+        // The chain's last result is needed by nothing after it: hashed as it is made.
+        streamDelta(link, base, delta);
+        byName?.set(toHex(oids, link * 20, link * 20 + 20), link);
+        return true;
+      }
       const result = applyTo(link, base, baseRingAt, delta);
       if (types[link] === 0) {
         settle(link, type, result.content, result.ringAt);
@@ -711,10 +849,14 @@ function indexEntries(
   };
   let pending: number[] = [];
   for (let i = 0; i < count; i++) if (types[i] === 0) pending.push(i);
-  while (pending.length > 0) {
-    const before = pending.length;
-    pending = pending.filter((i) => types[i] === 0 && !resolve(i));
-    if (pending.length === before) break;
+  try {
+    while (pending.length > 0) {
+      const before = pending.length;
+      pending = pending.filter((i) => types[i] === 0 && !resolve(i));
+      if (pending.length === before) break;
+    }
+  } finally {
+    (spill as { base: SpilledBase } | null)?.base.close();
   }
   if (pending.length > 0) {
     const unresolved = pending[0];
@@ -725,6 +867,9 @@ function indexEntries(
     );
   }
   options.onProgress?.("indexing", count, count);
+  // The working buffers are done with (see releaseBytes); the entries go on to the .idx.
+  ring.release();
+  releaseBytes(decodedSizes, deltaScratch, streamBuffer);
   return { entries, named, parents };
 }
 

@@ -1,6 +1,7 @@
 /**
  * What a pterm killed mid-transfer (kill -9, a crash, the machine going down) leaves behind: a
- * `tmp_pack_*` / `tmp_idx_*` in objects/pack (a fetch), or the hidden folder a clone was being
+ * `tmp_pack_*` / `tmp_idx_*` in objects/pack (a fetch), a `tmp_base_*` there (a large delta base
+ * spilled while indexing or checking out: odb/pack.ts SpilledBase), or the hidden folder a clone was being
  * built in (`.<dir>.pterm-clone-*`, beside --dir). Neither is ever read — pack readers open
  * only `*.idx`, and a clone's folder is renamed into place only when complete — so they confuse
  * nothing; the next fetch (or clone beside them) removes them.
@@ -16,24 +17,12 @@
 const STALE_AFTER_MS = 60 * 60 * 1000;
 
 /** pterm's own temporary names (index_pack.ts, operations.ts), not other tools'. */
-const PACK_TEMP = /^tmp_(pack|idx)_[0-9a-f]{8}$/;
+const PACK_TEMP = /^tmp_(pack|idx|base)_[0-9a-f]{8}$/;
 const CLONE_FOLDER = /^\..+\.pterm-clone-[0-9a-f]{8}$/;
 export const CLONE_LOCK = "pterm-clone.lock";
 
 export function staleAfterMs(timeoutMaxMs: number): number {
   return Math.max(STALE_AFTER_MS, 2 * timeoutMaxMs);
-}
-
-/** Creates `path` (it must not exist) and holds an exclusive flock on it until the handle is closed. */
-export function createHeld(path: string): Deno.FsFile {
-  const file = Deno.openSync(path, { read: true, write: true, createNew: true, mode: 0o644 });
-  try {
-    file.lockSync(true);
-  } catch (error) {
-    file.close();
-    throw error;
-  }
-  return file;
 }
 
 /**

@@ -23,7 +23,8 @@ import {
   ZERO_OID,
 } from "./transport.ts";
 import { setConfigValues } from "../repo/config_edit.ts";
-import { CLONE_LOCK, createHeld, removeDeadCloneFolders, removeDeadPackTemps } from "./leftovers.ts";
+import { CLONE_LOCK, removeDeadCloneFolders, removeDeadPackTemps } from "./leftovers.ts";
+import { createHeld } from "../odb/held_file.ts";
 
 export const ORIGIN = "origin";
 
@@ -53,7 +54,7 @@ export async function lsRemote(connection: Connection): Promise<RemoteRef[]> {
  * git's check_connected, from what index_pack saw: every object the new pack names — a commit's
  * tree and parents (not a shallow boundary's), a tree's entries, a tag's target — and every
  * wanted tip is in the pack or already in the repository (whose own objects are taken as complete,
- * as git does). Nothing is read back from the pack.
+ * as git does). Nothing is read back from the pack. `links` are used up by the check (released).
  */
 export async function checkConnected(
   repo: Repo,
@@ -73,12 +74,17 @@ export async function checkConnected(
     if (!(await repo.objects.has(oid))) throw missing(oid);
     checked.add(oid);
   };
-  for (const tip of tips) await require(tip);
-  if (!links) return;
-  for (const oid of links.named()) await require(oid);
-  for (const [commit, parents] of links.parents) {
-    if (shallow.has(commit)) continue;
-    for (const parent of parents) await require(parent);
+  try {
+    for (const tip of tips) await require(tip);
+    if (!links) return;
+    for (const oid of links.named()) await require(oid);
+    for (const [commit, parents] of links.parents) {
+      if (shallow.has(commit)) continue;
+      for (const parent of parents) await require(parent);
+    }
+  } finally {
+    // The links serve this check alone: their memory goes back before a clone's checkout.
+    links?.release();
   }
 }
 

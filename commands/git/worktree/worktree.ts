@@ -284,19 +284,26 @@ export class WorktreeWriter {
       `writing ${path}`,
     );
     const abs = this.prepare(path);
-    const existing = lstatOrNull(abs);
-    if (existing?.isDirectory) {
-      removeTreeIfEmptyOrThrow(abs, path);
-    } else if (existing) {
-      Deno.removeSync(abs);
-    }
     const fileMode = mode === S_IFREG_755 ? 0o755 : 0o644;
     // A short name beside the target (a long file name plus a suffix could exceed the name limit).
     const temp = `${abs.slice(0, abs.lastIndexOf("/"))}/.pterm-${crypto.randomUUID().slice(0, 12)}.tmp`;
+    // The new content first (a blob read from the pack piece by piece may fail midway, which
+    // removes the temporary file): what is there goes only once its replacement is complete.
     if (content instanceof Uint8Array) Deno.writeFileSync(temp, content, { createNew: true, mode: fileMode });
     else writeSource(temp, content, fileMode).close();
-    if (mode === S_IFREG_755 || mode === S_IFREG_644) Deno.chmodSync(temp, fileMode);
-    Deno.renameSync(temp, abs);
+    try {
+      const existing = lstatOrNull(abs);
+      if (existing?.isDirectory) {
+        removeTreeIfEmptyOrThrow(abs, path);
+      } else if (existing) {
+        Deno.removeSync(abs);
+      }
+      if (mode === S_IFREG_755 || mode === S_IFREG_644) Deno.chmodSync(temp, fileMode);
+      Deno.renameSync(temp, abs);
+    } catch (error) {
+      Deno.removeSync(temp);
+      throw error;
+    }
     return Deno.lstatSync(abs);
   }
 
