@@ -144,6 +144,8 @@ export class View {
   readonly #located = new Map<string, { rel: string; abs: string }>();
   /** Folders on the way to located paths that are folders, not symlinks. */
   readonly #plainFolders = new Set<string>();
+  /** What `#locate`'s lstat saw at a located path (null: nothing), for that path's first read. */
+  readonly #locatedInfo = new Map<string, Deno.FileInfo | null>();
 
   async #locate(input: string, label: string): Promise<{ rel: string; abs: string }> {
     if (input.includes("\\")) {
@@ -159,10 +161,12 @@ export class View {
     // Confinement resolved symlinks; a patch never writes through one, so walk the literal path.
     // A folder found plain once stays so for the run (the tree does not change under it).
     let current = this.repoAbs;
+    let last: Deno.FileInfo | null = null;
     for (const [i, segment] of segments.entries()) {
       current = join(current, segment);
       if (i < segments.length - 1 && this.#plainFolders.has(current)) continue;
       const info = lstatOrNull(current);
+      if (i === segments.length - 1) last = info;
       if (info === null) break;
       if (info.isDirectory) this.#plainFolders.add(current);
       if (info.isSymlink) {
@@ -179,13 +183,18 @@ export class View {
     if (confined.abs !== abs) {
       throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
     }
+    this.#locatedInfo.set(abs, last);
     return { rel, abs };
   }
 
   async #entry(rel: string, abs: string): Promise<Entry> {
     const known = this.#entries.get(rel);
     if (known) return known;
-    const info = this.source ? null : lstatOrNull(abs);
+    // The lstat `locate` made of this path a moment ago serves its first read (the patch holds the
+    // lock; the transaction checks each file's identity again before it replaces it).
+    const located = this.#locatedInfo.get(abs);
+    this.#locatedInfo.delete(abs);
+    const info = this.source ? null : located !== undefined ? located : lstatOrNull(abs);
     let disk: DiskFile | null = null;
     if (this.source) {
       const file = await this.source(rel);
