@@ -7,7 +7,7 @@ import type { ArtifactStore } from "./artifacts.ts";
 import type { FlagsOf, FlagSpec, PositionalsOf, PositionalSpec } from "./declaration.ts";
 import type { KernelLimits } from "./limits.ts";
 import { lazyImport } from "./lazy.ts";
-import type { Access, ConfinedPath, ConfineOptions } from "./fs/paths.ts";
+import type { Access, ConfinedPath, ConfinementMemo, ConfineOptions } from "./fs/paths.ts";
 
 /** How far a long command has come, for callers that show progress (MCP `notifications/progress`). */
 export interface ProgressReport {
@@ -37,7 +37,7 @@ const loadPaths = () => lazyImport<typeof import("./fs/paths.ts")>(new URL("./fs
  * never across calls; the confinement code, once loaded, is called directly.
  */
 export function createWorkspace(root: string): Workspace {
-  let loaded: { paths: typeof import("./fs/paths.ts"); memo: import("./fs/paths.ts").ConfinementMemo } | null = null;
+  let loaded: { paths: Awaited<ReturnType<typeof loadPaths>>; memo: ConfinementMemo } | null = null;
   return {
     root,
     resolve: async (input, access, options) => {
