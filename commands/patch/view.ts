@@ -142,10 +142,6 @@ export class View {
   }
 
   readonly #located = new Map<string, { rel: string; abs: string }>();
-  /** Folders on the way to located paths that are folders, not symlinks. */
-  readonly #plainFolders = new Set<string>();
-  /** What `#locate`'s lstat saw at a located path (null: nothing), for that path's first read. */
-  readonly #locatedInfo = new Map<string, Deno.FileInfo | null>();
 
   async #locate(input: string, label: string): Promise<{ rel: string; abs: string }> {
     if (input.includes("\\")) {
@@ -158,17 +154,18 @@ export class View {
     }
     const fromRoot = this.repoRel === "." ? input : `${this.repoRel}/${input}`;
     const confined = await this.#workspace.resolve(fromRoot, "write", { label });
-    // Confinement resolved symlinks; a patch never writes through one, so walk the literal path.
-    // A folder found plain once stays so for the run (the tree does not change under it).
+    const rel = segments.join("/");
+    const abs = join(this.repoAbs, ...segments);
+    // Confinement followed symlinks to the canonical location; a patch never writes through one.
+    // The canonical location is the written one exactly when no folder on the way and not the file
+    // itself is a symlink (a link that resolved to its own path would be a loop, which confinement
+    // refuses), so only a path that moved needs the walk that names the link.
+    if (confined.abs === abs) return { rel, abs };
     let current = this.repoAbs;
-    let last: Deno.FileInfo | null = null;
     for (const [i, segment] of segments.entries()) {
       current = join(current, segment);
-      if (i < segments.length - 1 && this.#plainFolders.has(current)) continue;
       const info = lstatOrNull(current);
-      if (i === segments.length - 1) last = info;
       if (info === null) break;
-      if (info.isDirectory) this.#plainFolders.add(current);
       if (info.isSymlink) {
         const shown = segments.slice(0, i + 1).join("/");
         throw new PtermError(
@@ -178,23 +175,13 @@ export class View {
         );
       }
     }
-    const rel = segments.join("/");
-    const abs = join(this.repoAbs, ...segments);
-    if (confined.abs !== abs) {
-      throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
-    }
-    this.#locatedInfo.set(abs, last);
-    return { rel, abs };
+    throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
   }
 
   async #entry(rel: string, abs: string): Promise<Entry> {
     const known = this.#entries.get(rel);
     if (known) return known;
-    // The lstat `locate` made of this path a moment ago serves its first read (the patch holds the
-    // lock; the transaction checks each file's identity again before it replaces it).
-    const located = this.#locatedInfo.get(abs);
-    this.#locatedInfo.delete(abs);
-    const info = this.source ? null : located !== undefined ? located : lstatOrNull(abs);
+    const info = this.source ? null : lstatOrNull(abs);
     let disk: DiskFile | null = null;
     if (this.source) {
       const file = await this.source(rel);

@@ -126,7 +126,8 @@ export function assertNoSymlinkSync(root: string, rel: string): void {
 
 /**
  * Throws `PathEscape` if a folder on the way from `root` to any of `folders` (absolute, under the
- * root) is a symlink, `NotADirectory` if one is a file; folders that do not exist yet pass. Each
+ * root) is a symlink; folders that do not exist yet pass, and so does a file where a folder should
+ * be (nothing can be written below it: the write itself fails and says so). Each
  * folder is looked at once however many of `folders` share it: a writer of 100 files in two folders
  * checks those two right before it creates and again right before it renames, so a folder that its
  * earlier checks found plain and that was swapped for a link since is caught before anything is
@@ -148,12 +149,7 @@ export function assertNoSymlinkFoldersSync(root: string, folders: Iterable<strin
       const info = lstatOrNull(current);
       if (info === null) break;
       if (info.isSymlink) throw symlinkRefused(rel, current.slice(prefix.length));
-      if (!info.isDirectory) {
-        throw new PtermError(
-          "NotADirectory",
-          `\`${rel}\`: \`${current.slice(prefix.length)}\` is a file, not a folder.`,
-        );
-      }
+      if (!info.isDirectory) break;
       plain.add(current);
     }
   }
