@@ -379,7 +379,8 @@ function canonicalParent(dir: string): string {
  * per call) and never across calls: a folder swapped for a link after the check is not seen by a
  * later resolve of the same call, exactly as it is not seen between any resolve and the write it
  * leads to; the writes themselves are what must stay safe at that moment (core/fs/safe_fs.ts walks
- * again right before it places a file, a patch's transaction checks each file's identity).
+ * again right before it places a file; a patch's transaction checks its folders for symlinks right
+ * before it creates its files and again right before it renames them).
  */
 export class ConfinementMemo {
   readonly #plainFolders = new Set<string>();
