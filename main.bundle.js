@@ -6,6 +6,7 @@ function lazyImport(url) {
 }
 
 // core/fs/path.ts
+var NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -27,6 +28,7 @@ function makeFlavour(windows) {
     return path.length > 0 && isSep(path[0]) ? 1 : 0;
   };
   const normalize = (path) => {
+    if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
     const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
@@ -1223,13 +1225,13 @@ function canonicalParent(dir) {
   if (dirname(dir) === dir) return dir;
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
-function confinePathSync(root, input, access, options = {}) {
+function confinePathSync(root, input, access, options = {}, memo = null) {
   const label = options.label ?? "the path";
   const segments = checkSyntax(input, label);
   const lexicalRel = segments.join("/");
   checkPolicy(lexicalRel, input, access, label);
   try {
-    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false, memo);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` goes through a loop of symlinks; fix or remove the link.`);
@@ -1237,13 +1239,17 @@ function confinePathSync(root, input, access, options = {}) {
     throw error;
   }
 }
-function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
+function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder, memo) {
   let current = root;
   let index = 0;
   let exists = true;
   let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
+    if (index < segments.length - 1 && memo?.isPlainFolder(next)) {
+      current = next;
+      continue;
+    }
     const info = lstatOrNull(next);
     lastInfo = info;
     if (info === null) {
@@ -1271,6 +1277,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
+    if (memo !== null && info.isDirectory) memo.rememberPlainFolder(current);
   }
   if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;

@@ -7,7 +7,7 @@ import type { ArtifactStore } from "./artifacts.ts";
 import type { FlagsOf, FlagSpec, PositionalsOf, PositionalSpec } from "./declaration.ts";
 import type { KernelLimits } from "./limits.ts";
 import { lazyImport } from "./lazy.ts";
-import type { Access, ConfinedPath, ConfineOptions } from "./fs/paths.ts";
+import type { Access, ConfinedPath, ConfinementMemo, ConfineOptions } from "./fs/paths.ts";
 
 /** How far a long command has come, for callers that show progress (MCP `notifications/progress`). */
 export interface ProgressReport {
@@ -32,10 +32,21 @@ export interface Workspace {
 /** The confinement code loads on first use: a sandbox worker that never resolves a path starts without it. */
 const loadPaths = () => lazyImport<typeof import("./fs/paths.ts")>(new URL("./fs/paths.ts", import.meta.url));
 
+/**
+ * A workspace for one call: its resolves share what they learn about folders (`ConfinementMemo`),
+ * never across calls; the confinement code, once loaded, is called directly.
+ */
 export function createWorkspace(root: string): Workspace {
+  let loaded: { paths: Awaited<ReturnType<typeof loadPaths>>; memo: ConfinementMemo } | null = null;
   return {
     root,
-    resolve: async (input, access, options) => (await loadPaths()).confinePath(root, input, access, options),
+    resolve: async (input, access, options) => {
+      if (loaded === null) {
+        const paths = await loadPaths();
+        loaded ??= { paths, memo: new paths.ConfinementMemo() };
+      }
+      return loaded.paths.confinePath(root, input, access, options, loaded.memo);
+    },
   };
 }
 

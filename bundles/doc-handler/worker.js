@@ -9,6 +9,7 @@ var __export = (target, all) => {
 // core/fs/safe_fs.ts
 var safe_fs_exports = {};
 __export(safe_fs_exports, {
+  assertNoSymlinkFoldersSync: () => assertNoSymlinkFoldersSync,
   assertNoSymlinkSync: () => assertNoSymlinkSync,
   safeMkdirSync: () => safeMkdirSync,
   safeReadFileSync: () => safeReadFileSync,
@@ -17,6 +18,7 @@ __export(safe_fs_exports, {
 });
 
 // core/fs/path.ts
+var NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -38,6 +40,7 @@ function makeFlavour(windows) {
     return path2.length > 0 && isSep(path2[0]) ? 1 : 0;
   };
   const normalize = (path2) => {
+    if (!windows && path2.length > 0 && !NOT_NORMAL_POSIX.test(path2)) return path2;
     const root = rootOf(path2);
     const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
@@ -180,6 +183,7 @@ function isErrorCode(value, declared = []) {
 // core/fs/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
+  ConfinementMemo: () => ConfinementMemo,
   PlannedTree: () => PlannedTree,
   STAGED_WRITE_PREFIX: () => STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX: () => STAGED_WRITE_SUFFIX,
@@ -558,20 +562,30 @@ function canonicalParent(dir) {
   if (dirname(dir) === dir) return dir;
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
-function confinePath(root, input, access, options = {}) {
+var ConfinementMemo = class {
+  #plainFolders = /* @__PURE__ */ new Set();
+  /** Whether `abs` (canonical) was found a plain folder by this call. */
+  isPlainFolder(abs) {
+    return this.#plainFolders.has(abs);
+  }
+  rememberPlainFolder(abs) {
+    this.#plainFolders.add(abs);
+  }
+};
+function confinePath(root, input, access, options = {}, memo = null) {
   try {
-    return Promise.resolve(confinePathSync(root, input, access, options));
+    return Promise.resolve(confinePathSync(root, input, access, options, memo));
   } catch (error) {
     return Promise.reject(error);
   }
 }
-function confinePathSync(root, input, access, options = {}) {
+function confinePathSync(root, input, access, options = {}, memo = null) {
   const label = options.label ?? "the path";
   const segments = checkSyntax(input, label);
   const lexicalRel = segments.join("/");
   checkPolicy(lexicalRel, input, access, label);
   try {
-    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false, memo);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` goes through a loop of symlinks; fix or remove the link.`);
@@ -579,13 +593,17 @@ function confinePathSync(root, input, access, options = {}) {
     throw error;
   }
 }
-function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
+function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder, memo) {
   let current = root;
   let index = 0;
   let exists = true;
   let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
+    if (index < segments.length - 1 && memo?.isPlainFolder(next)) {
+      current = next;
+      continue;
+    }
     const info2 = lstatOrNull(next);
     lastInfo = info2;
     if (info2 === null) {
@@ -613,6 +631,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
+    if (memo !== null && info2.isDirectory) memo.rememberPlainFolder(current);
   }
   if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
@@ -880,6 +899,29 @@ function walk2(root, rel, segments, mkdirs) {
 }
 function assertNoSymlinkSync(root, rel) {
   walk2(root, rel, segmentsOf(rel), false);
+}
+function assertNoSymlinkFoldersSync(root, folders) {
+  const plain2 = /* @__PURE__ */ new Set([
+    root
+  ]);
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  for (const folder of folders) {
+    if (plain2.has(folder)) continue;
+    if (!folder.startsWith(prefix)) {
+      throw new PtermError("PathEscape", `\`${folder}\` is not inside the workspace root; nothing was written.`);
+    }
+    const rel = folder.slice(prefix.length);
+    let current = root;
+    for (const segment of rel.split("/")) {
+      current = join(current, segment);
+      if (plain2.has(current)) continue;
+      const info2 = lstatOrNull3(current);
+      if (info2 === null) break;
+      if (info2.isSymlink) throw symlinkRefused(rel, current.slice(prefix.length));
+      if (!info2.isDirectory) break;
+      plain2.add(current);
+    }
+  }
 }
 function safeMkdirSync(root, rel) {
   const segments = segmentsOf(rel);
@@ -1241,9 +1283,19 @@ function createArtifactStore(root, runId, onAdd = () => {
 // core/context.ts
 var loadPaths = () => Promise.resolve(paths_exports);
 function createWorkspace(root) {
+  let loaded = null;
   return {
     root,
-    resolve: async (input, access, options) => (await loadPaths()).confinePath(root, input, access, options)
+    resolve: async (input, access, options) => {
+      if (loaded === null) {
+        const paths = await loadPaths();
+        loaded ??= {
+          paths,
+          memo: new paths.ConfinementMemo()
+        };
+      }
+      return loaded.paths.confinePath(root, input, access, options, loaded.memo);
+    }
   };
 }
 
@@ -3609,14 +3661,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-VPFQIOF4.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-J3ENXMY5.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-23MEOV35.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-DAOCB6BH.js", import.meta.url).href),
-  html: () => import(new URL("./html-7QV6CJN6.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-C2QGI3DR.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-CVCRSBND.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-6MQZGHAP.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-URORWIV6.js", import.meta.url).href),
+  html: () => import(new URL("./html-5UWAYDC6.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-VY6NVXCS.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-5ECDCYWR.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-FSDAS2JV.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-4AZHC7LB.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3669,7 +3721,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-DVCUMUEO.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-L44KZGOD.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

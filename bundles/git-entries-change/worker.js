@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-WPNUV3W6.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-GCSNIMHH.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -53,6 +53,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 // core/fs/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
+  ConfinementMemo: () => ConfinementMemo,
   PlannedTree: () => PlannedTree,
   STAGED_WRITE_PREFIX: () => STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX: () => STAGED_WRITE_SUFFIX,
@@ -72,6 +73,7 @@ __export(paths_exports, {
 });
 
 // core/fs/path.ts
+var NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -93,6 +95,7 @@ function makeFlavour(windows) {
     return path.length > 0 && isSep(path[0]) ? 1 : 0;
   };
   const normalize = (path) => {
+    if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
     const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
@@ -592,20 +595,30 @@ function canonicalParent(dir) {
   if (dirname(dir) === dir) return dir;
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
-function confinePath(root, input, access, options = {}) {
+var ConfinementMemo = class {
+  #plainFolders = /* @__PURE__ */ new Set();
+  /** Whether `abs` (canonical) was found a plain folder by this call. */
+  isPlainFolder(abs) {
+    return this.#plainFolders.has(abs);
+  }
+  rememberPlainFolder(abs) {
+    this.#plainFolders.add(abs);
+  }
+};
+function confinePath(root, input, access, options = {}, memo = null) {
   try {
-    return Promise.resolve(confinePathSync(root, input, access, options));
+    return Promise.resolve(confinePathSync(root, input, access, options, memo));
   } catch (error) {
     return Promise.reject(error);
   }
 }
-function confinePathSync(root, input, access, options = {}) {
+function confinePathSync(root, input, access, options = {}, memo = null) {
   const label = options.label ?? "the path";
   const segments = checkSyntax(input, label);
   const lexicalRel = segments.join("/");
   checkPolicy(lexicalRel, input, access, label);
   try {
-    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false, memo);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` goes through a loop of symlinks; fix or remove the link.`);
@@ -613,13 +626,17 @@ function confinePathSync(root, input, access, options = {}) {
     throw error;
   }
 }
-function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
+function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder, memo) {
   let current = root;
   let index = 0;
   let exists2 = true;
   let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
+    if (index < segments.length - 1 && memo?.isPlainFolder(next)) {
+      current = next;
+      continue;
+    }
     const info = lstatOrNull(next);
     lastInfo = info;
     if (info === null) {
@@ -647,6 +664,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
+    if (memo !== null && info.isDirectory) memo.rememberPlainFolder(current);
   }
   if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
@@ -695,9 +713,19 @@ function prepareRoot(root) {
 // core/context.ts
 var loadPaths = () => Promise.resolve(paths_exports);
 function createWorkspace(root) {
+  let loaded = null;
   return {
     root,
-    resolve: async (input, access, options) => (await loadPaths()).confinePath(root, input, access, options)
+    resolve: async (input, access, options) => {
+      if (loaded === null) {
+        const paths = await loadPaths();
+        loaded ??= {
+          paths,
+          memo: new paths.ConfinementMemo()
+        };
+      }
+      return loaded.paths.confinePath(root, input, access, options, loaded.memo);
+    }
   };
 }
 
@@ -7561,7 +7589,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-ZOV36JPL.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-6OR73HFL.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -16776,7 +16804,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-IPYBPUHX.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-6MX6QVI5.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16800,7 +16828,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-IO7KAH3U.js", import.meta.url).href)
+      git: await import(new URL("./api-PU256D5M.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

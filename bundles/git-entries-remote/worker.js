@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-MAUN675J.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-LC5LVG7X.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -53,6 +53,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 // core/fs/paths.ts
 var paths_exports = {};
 __export(paths_exports, {
+  ConfinementMemo: () => ConfinementMemo,
   PlannedTree: () => PlannedTree,
   STAGED_WRITE_PREFIX: () => STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX: () => STAGED_WRITE_SUFFIX,
@@ -72,6 +73,7 @@ __export(paths_exports, {
 });
 
 // core/fs/path.ts
+var NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -93,6 +95,7 @@ function makeFlavour(windows) {
     return path.length > 0 && isSep(path[0]) ? 1 : 0;
   };
   const normalize = (path) => {
+    if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
     const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
@@ -592,20 +595,30 @@ function canonicalParent(dir) {
   if (dirname(dir) === dir) return dir;
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
-function confinePath(root, input, access, options = {}) {
+var ConfinementMemo = class {
+  #plainFolders = /* @__PURE__ */ new Set();
+  /** Whether `abs` (canonical) was found a plain folder by this call. */
+  isPlainFolder(abs) {
+    return this.#plainFolders.has(abs);
+  }
+  rememberPlainFolder(abs) {
+    this.#plainFolders.add(abs);
+  }
+};
+function confinePath(root, input, access, options = {}, memo = null) {
   try {
-    return Promise.resolve(confinePathSync(root, input, access, options));
+    return Promise.resolve(confinePathSync(root, input, access, options, memo));
   } catch (error) {
     return Promise.reject(error);
   }
 }
-function confinePathSync(root, input, access, options = {}) {
+function confinePathSync(root, input, access, options = {}, memo = null) {
   const label = options.label ?? "the path";
   const segments = checkSyntax(input, label);
   const lexicalRel = segments.join("/");
   checkPolicy(lexicalRel, input, access, label);
   try {
-    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false, memo);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` goes through a loop of symlinks; fix or remove the link.`);
@@ -613,13 +626,17 @@ function confinePathSync(root, input, access, options = {}) {
     throw error;
   }
 }
-function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
+function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder, memo) {
   let current = root;
   let index = 0;
   let exists2 = true;
   let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
+    if (index < segments.length - 1 && memo?.isPlainFolder(next)) {
+      current = next;
+      continue;
+    }
     const info = lstatOrNull(next);
     lastInfo = info;
     if (info === null) {
@@ -647,6 +664,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
+    if (memo !== null && info.isDirectory) memo.rememberPlainFolder(current);
   }
   if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
@@ -695,9 +713,19 @@ function prepareRoot(root) {
 // core/context.ts
 var loadPaths = () => Promise.resolve(paths_exports);
 function createWorkspace(root) {
+  let loaded = null;
   return {
     root,
-    resolve: async (input, access, options) => (await loadPaths()).confinePath(root, input, access, options)
+    resolve: async (input, access, options) => {
+      if (loaded === null) {
+        const paths = await loadPaths();
+        loaded ??= {
+          paths,
+          memo: new paths.ConfinementMemo()
+        };
+      }
+      return loaded.paths.confinePath(root, input, access, options, loaded.memo);
+    }
   };
 }
 
@@ -6900,7 +6928,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-KMMLRHKN.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-QUIO72QC.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -7191,7 +7219,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-JGJ22C2U.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-YNGTC7XD.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -7394,7 +7422,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-GKKV6MA5.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-UBIJVLF4.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7688,7 +7716,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-KTEWFK36.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-V2DOSNIA.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7763,7 +7791,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-KTEWFK36.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-V2DOSNIA.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -8543,7 +8571,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-VJLW7LTW.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-F2VH3FR3.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8709,8 +8737,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-LMAS62C3.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-JKOYGOEV.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-WUV7TN4P.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-7OBIR4EU.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8754,7 +8782,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-JGJ22C2U.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-YNGTC7XD.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8780,11 +8808,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-JGJ22C2U.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-YNGTC7XD.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-LMAS62C3.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-DVVGAJL7.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-WUV7TN4P.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-Y533O3UT.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8807,7 +8835,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-4F5YOVPT.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-ITIJDUWM.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -170,6 +170,7 @@ function redactCredentials(value, words) {
 }
 
 // core/fs/path.ts
+var NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -191,6 +192,7 @@ function makeFlavour(windows) {
     return path.length > 0 && isSep(path[0]) ? 1 : 0;
   };
   const normalize = (path) => {
+    if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
     const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
@@ -984,7 +986,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-VAO7VU3U.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-CQRHYF4V.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

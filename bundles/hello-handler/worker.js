@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-2XA3ATOF.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-VIW4OK36.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,11 +51,21 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-VX2XFOPX.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-M6HGZENN.js", import.meta.url).href);
 function createWorkspace(root) {
+  let loaded = null;
   return {
     root,
-    resolve: async (input, access, options) => (await loadPaths()).confinePath(root, input, access, options)
+    resolve: async (input, access, options) => {
+      if (loaded === null) {
+        const paths = await loadPaths();
+        loaded ??= {
+          paths,
+          memo: new paths.ConfinementMemo()
+        };
+      }
+      return loaded.paths.confinePath(root, input, access, options, loaded.memo);
+    }
   };
 }
 

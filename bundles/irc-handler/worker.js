@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-UKA7DLYC.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-AKDHYMGT.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,11 +51,21 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-WHWZNGCV.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-WJDEPJU3.js", import.meta.url).href);
 function createWorkspace(root) {
+  let loaded = null;
   return {
     root,
-    resolve: async (input, access, options) => (await loadPaths()).confinePath(root, input, access, options)
+    resolve: async (input, access, options) => {
+      if (loaded === null) {
+        const paths = await loadPaths();
+        loaded ??= {
+          paths,
+          memo: new paths.ConfinementMemo()
+        };
+      }
+      return loaded.paths.confinePath(root, input, access, options, loaded.memo);
+    }
   };
 }
 
@@ -404,6 +414,7 @@ var IRC_ERROR_CODES = [
 ];
 
 // core/fs/path.ts
+var NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -425,6 +436,7 @@ function makeFlavour(windows) {
     return path.length > 0 && isSep(path[0]) ? 1 : 0;
   };
   const normalize = (path) => {
+    if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
     const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];

@@ -77,6 +77,7 @@ var pullFlags = [
 ];
 
 // core/fs/path.ts
+var NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -98,6 +99,7 @@ function makeFlavour(windows) {
     return path.length > 0 && isSep(path[0]) ? 1 : 0;
   };
   const normalize = (path) => {
+    if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
     const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
@@ -187,7 +189,7 @@ function indicatorFor(state) {
 
 // commands/irc/spec.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/irc/spec.ts", import.meta.url).href).href;
-var schemas = () => import(new URL("./schema-GHV2E6SL.js", import.meta.url).href);
+var schemas = () => import(new URL("./schema-3ZOU6RDF.js", import.meta.url).href);
 var CAPABILITIES = [
   "fs.read",
   "fs.write",
@@ -304,7 +306,7 @@ var ircSpec = {
   netHosts: (_section, call) => [
     `unix:${join(call.session.dir, SOCKET_NAME)}`
   ],
-  sessionService: async () => (await import(new URL("./service-OAGU4GO2.js", import.meta.url).href)).ircService
+  sessionService: async () => (await import(new URL("./service-KYNARTHX.js", import.meta.url).href)).ircService
 };
 
 export {

@@ -6,72 +6,19 @@ var __export = (target, all) => {
     __defProp(target, name, { get: all[name], enumerable: true });
 };
 
-// core/artifacts.ts
-var ARTIFACTS_DIR = "artifacts";
-function safeArtifactName(name) {
-  const cleaned = name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
-  return cleaned.slice(0, 120) || "artifact";
-}
-function artifactRelDir(runId) {
-  return `${ARTIFACTS_DIR}/${runId}`;
-}
-function createArtifactStore(root, runId, onAdd = () => {
-}) {
-  const refs = [];
-  const used = /* @__PURE__ */ new Set();
-  const record = (ref) => {
-    refs.push(ref);
-    onAdd(ref);
-  };
-  return {
-    async save(name, data, options) {
-      let file = safeArtifactName(name);
-      for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
-      used.add(file);
-      const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-KMNOYQNT.js", import.meta.url).href);
-      safeWriteFileSync(root, rel, data, {
-        mkdirs: true
-      });
-      const ref = {
-        path: rel,
-        mime: options.mime,
-        description: options.description
-      };
-      record(ref);
-      return ref;
-    },
-    add(ref) {
-      record(ref);
-    },
-    list() {
-      return refs;
-    }
-  };
-}
-
-// core/fs/paths.ts
-var paths_exports = {};
-__export(paths_exports, {
-  PlannedTree: () => PlannedTree,
-  STAGED_WRITE_PREFIX: () => STAGED_WRITE_PREFIX,
-  STAGED_WRITE_SUFFIX: () => STAGED_WRITE_SUFFIX,
-  STATE_ENTRIES: () => STATE_ENTRIES,
-  confinePath: () => confinePath,
-  confinePathSync: () => confinePathSync,
-  isGitDirName: () => isGitDirName,
-  isGitDirectory: () => isGitDirectory,
-  isGitPath: () => isGitPath,
-  isSecretPath: () => isSecretPath,
-  isStatePath: () => isStatePath,
-  lstatOrNull: () => lstatOrNull,
-  prepareRoot: () => prepareRoot,
-  refuseGitDirectoriesAfter: () => refuseGitDirectoriesAfter,
-  refuseGitPath: () => refuseGitPath,
-  specialFileKind: () => specialFileKind
+// core/fs/safe_fs.ts
+var safe_fs_exports = {};
+__export(safe_fs_exports, {
+  assertNoSymlinkFoldersSync: () => assertNoSymlinkFoldersSync,
+  assertNoSymlinkSync: () => assertNoSymlinkSync,
+  safeMkdirSync: () => safeMkdirSync,
+  safeReadFileSync: () => safeReadFileSync,
+  safeReadTextFileSync: () => safeReadTextFileSync,
+  safeWriteFileSync: () => safeWriteFileSync
 });
 
 // core/fs/path.ts
+var NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
 function makeFlavour(windows) {
   const sep2 = windows ? "\\" : "/";
   const isSep = windows ? (c) => c === "/" || c === "\\" : (c) => c === "/";
@@ -93,6 +40,7 @@ function makeFlavour(windows) {
     return path.length > 0 && isSep(path[0]) ? 1 : 0;
   };
   const normalize = (path) => {
+    if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
     const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
@@ -231,6 +179,28 @@ var PtermError = class _PtermError extends Error {
 function isErrorCode(value, declared = []) {
   return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
 }
+
+// core/fs/paths.ts
+var paths_exports = {};
+__export(paths_exports, {
+  ConfinementMemo: () => ConfinementMemo,
+  PlannedTree: () => PlannedTree,
+  STAGED_WRITE_PREFIX: () => STAGED_WRITE_PREFIX,
+  STAGED_WRITE_SUFFIX: () => STAGED_WRITE_SUFFIX,
+  STATE_ENTRIES: () => STATE_ENTRIES,
+  confinePath: () => confinePath,
+  confinePathSync: () => confinePathSync,
+  isGitDirName: () => isGitDirName,
+  isGitDirectory: () => isGitDirectory,
+  isGitPath: () => isGitPath,
+  isSecretPath: () => isSecretPath,
+  isStatePath: () => isStatePath,
+  lstatOrNull: () => lstatOrNull,
+  prepareRoot: () => prepareRoot,
+  refuseGitDirectoriesAfter: () => refuseGitDirectoriesAfter,
+  refuseGitPath: () => refuseGitPath,
+  specialFileKind: () => specialFileKind
+});
 
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
@@ -592,20 +562,30 @@ function canonicalParent(dir) {
   if (dirname(dir) === dir) return dir;
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
-function confinePath(root, input, access, options = {}) {
+var ConfinementMemo = class {
+  #plainFolders = /* @__PURE__ */ new Set();
+  /** Whether `abs` (canonical) was found a plain folder by this call. */
+  isPlainFolder(abs) {
+    return this.#plainFolders.has(abs);
+  }
+  rememberPlainFolder(abs) {
+    this.#plainFolders.add(abs);
+  }
+};
+function confinePath(root, input, access, options = {}, memo = null) {
   try {
-    return Promise.resolve(confinePathSync(root, input, access, options));
+    return Promise.resolve(confinePathSync(root, input, access, options, memo));
   } catch (error) {
     return Promise.reject(error);
   }
 }
-function confinePathSync(root, input, access, options = {}) {
+function confinePathSync(root, input, access, options = {}, memo = null) {
   const label = options.label ?? "the path";
   const segments = checkSyntax(input, label);
   const lexicalRel = segments.join("/");
   checkPolicy(lexicalRel, input, access, label);
   try {
-    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false, memo);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` goes through a loop of symlinks; fix or remove the link.`);
@@ -613,13 +593,17 @@ function confinePathSync(root, input, access, options = {}) {
     throw error;
   }
 }
-function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder) {
+function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder, memo) {
   let current = root;
   let index = 0;
   let exists = true;
   let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
+    if (index < segments.length - 1 && memo?.isPlainFolder(next)) {
+      current = next;
+      continue;
+    }
     const info = lstatOrNull(next);
     lastInfo = info;
     if (info === null) {
@@ -647,6 +631,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     if (refuseFileAsFolder && index < segments.length - 1 && !isFolder(current)) {
       throw new PtermError("NotADirectory", `${label} \`${input}\` uses \`${segments.slice(0, index + 1).join("/")}\` as a folder, but it is a file; choose a path whose folders are folders.`);
     }
+    if (memo !== null && info.isDirectory) memo.rememberPlainFolder(current);
   }
   if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;
@@ -692,12 +677,660 @@ function prepareRoot(root) {
   return Deno.realPathSync(root);
 }
 
+// core/git_programs.ts
+var PROGRAM_SETTINGS = [
+  /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
+  /^sequence\.editor$/,
+  /^gpg(?:\.[^.]+)?\.program$/,
+  /^credential(?:\..+)?\.helper$/,
+  /^filter\..+\.(?:clean|smudge|process)$/,
+  /^diff\..+\.(?:textconv|command)$/,
+  /^diff\.external$/,
+  /^merge\..+\.driver$/
+];
+var MAX_CONFIG_BYTES = 1 << 20;
+function lstatOrNull2(path) {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+function readInside(root, path) {
+  if (!within2(root, resolve("/", path))) return null;
+  const info = lstatOrNull2(path);
+  if (!info?.isFile || info.size > MAX_CONFIG_BYTES) return null;
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+function within2(root, path) {
+  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+function parseGitConfig(text) {
+  const out = /* @__PURE__ */ new Map();
+  let section = "";
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (line.startsWith("[")) {
+      const header = /^\[\s*([^\s"\]]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+      if (!header) continue;
+      const name = header[1].toLowerCase();
+      section = header[2] === void 0 ? name : `${name}.${header[2].replace(/\\(.)/g, "$1")}`;
+      const rest = line.slice(header[0].length).trim();
+      if (rest !== "" && !rest.startsWith("#") && !rest.startsWith(";")) addSetting(out, section, rest);
+      continue;
+    }
+    addSetting(out, section, line);
+  }
+  return out;
+}
+function addSetting(out, section, line) {
+  const match = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+  if (!match || section === "") return;
+  const key = `${section}.${match[1].toLowerCase()}`;
+  const value = unquote(match[2] ?? "true");
+  out.set(key, [
+    ...out.get(key) ?? [],
+    value
+  ]);
+}
+function unquote(raw) {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === "\\" && i + 1 < raw.length) {
+      const next = raw[++i];
+      out += next === "n" ? "\n" : next === "t" ? "	" : next;
+    } else if (!quoted && (c === "#" || c === ";")) break;
+    else out += c;
+  }
+  return out.trim();
+}
+function configOf(root, workTree) {
+  const dotGit = join(workTree, ".git");
+  const info = lstatOrNull2(dotGit);
+  if (info?.isDirectory) return readInside(root, join(dotGit, "config"));
+  if (!info?.isFile) return null;
+  const pointer = /^gitdir: (.+?)[\r\n]*$/s.exec(readInside(root, dotGit) ?? "");
+  if (!pointer) return null;
+  const gitdir = resolve(workTree, pointer[1]);
+  const common = readInside(root, join(gitdir, "commondir"))?.replace(/[\r\n]+$/, "");
+  const commondir = common ? resolve(gitdir, common) : gitdir;
+  return readInside(root, join(commondir, "config"));
+}
+function programPath(command) {
+  const word = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command.replace(/^!/, ""));
+  const path = word ? word[1] ?? word[2] ?? word[3] : "";
+  return path.includes("/") ? path : null;
+}
+function executedPathsOf(root, workTree, label) {
+  const text = configOf(root, workTree);
+  if (text === null) return [];
+  const config = parseGitConfig(text);
+  const found = [];
+  const add = (path, why) => {
+    const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
+    if (within2(root, abs)) found.push({
+      abs,
+      why
+    });
+  };
+  const hooks = config.get("core.hookspath")?.at(-1);
+  if (hooks) {
+    add(hooks, `the hooks folder core.hooksPath names in ${label}`);
+    const abs = resolve(workTree, hooks);
+    if (basename(abs) === "_" && lstatOrNull2(join(abs, "h"))?.isFile) {
+      found.push({
+        abs: dirname(abs),
+        why: `the husky hooks folder of ${label} (core.hooksPath ${hooks})`
+      });
+    }
+  }
+  for (const [key, values] of config) {
+    if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
+    for (const value of values) {
+      if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
+      const path = programPath(value);
+      if (path !== null) add(path, `the program ${key} runs in ${label}`);
+    }
+  }
+  return found;
+}
+var ExecutedPathGuard = class {
+  #root;
+  #byWorkTree = /* @__PURE__ */ new Map();
+  #isWorkTree = /* @__PURE__ */ new Map();
+  constructor(root) {
+    this.#root = root;
+  }
+  /** The executed path `abs` is in (or is), or null. */
+  find(abs) {
+    for (let dir = dirname(abs); within2(this.#root, dir); dir = dirname(dir)) {
+      if (this.#workTree(dir)) {
+        for (const executed of this.#pathsOf(dir)) {
+          if (abs === executed.abs || abs.startsWith(executed.abs + "/")) return executed;
+        }
+      }
+      if (dir === this.#root) break;
+    }
+    return null;
+  }
+  /** Throws `GitDirDenied` when `abs` is where git executes programs; `what` names the writer ("the patch"). */
+  refuse(abs, what) {
+    const executed = this.find(abs);
+    if (executed === null) return;
+    const rel = (path) => path === this.#root ? "." : path.slice(this.#root.length + 1);
+    throw new PtermError("GitDirDenied", `${what} would write \`${rel(abs)}\`, inside \`${rel(executed.abs)}\` \u2014 ${executed.why}: a person's real git runs what is there (on commit, checkout, status or push), so no command writes it, as with .git. Nothing was written. Show the person the change you propose and let them make it, or write elsewhere.`);
+  }
+  #workTree(dir) {
+    let known = this.#isWorkTree.get(dir);
+    if (known === void 0) this.#isWorkTree.set(dir, known = lstatOrNull2(join(dir, ".git")) !== null);
+    return known;
+  }
+  #pathsOf(workTree) {
+    let known = this.#byWorkTree.get(workTree);
+    if (known === void 0) {
+      const label = workTree === this.#root ? "the workspace root's repository" : `the repository ${workTree.slice(this.#root.length + 1)}`;
+      this.#byWorkTree.set(workTree, known = executedPathsOf(this.#root, workTree, label));
+    }
+    return known;
+  }
+};
+
+// core/fs/atomic.ts
+var counter = 0;
+function tempPathBeside(path) {
+  const unique = `${Date.now().toString(36)}${(counter++).toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0].toString(36)}`;
+  return join(dirname(path), `.${basename(path)}.${unique}.tmp`);
+}
+var modesKeptByUmask = /* @__PURE__ */ new Set();
+function createWritten(path, bytes, mode) {
+  const file = Deno.openSync(path, {
+    write: true,
+    createNew: true,
+    mode
+  });
+  try {
+    let written = 0;
+    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+    if (mode !== void 0 && Deno.build.os !== "windows" && !modesKeptByUmask.has(mode)) {
+      if (((file.statSync().mode ?? mode) & 4095) !== mode) Deno.chmodSync(path, mode);
+      else modesKeptByUmask.add(mode);
+    }
+    return file;
+  } catch (error) {
+    file.close();
+    try {
+      Deno.removeSync(path);
+    } catch {
+    }
+    throw error;
+  }
+}
+async function syncFolder(path) {
+  if (Deno.build.os === "windows") return;
+  const folder = await Deno.open(path, {
+    read: true
+  });
+  try {
+    await folder.sync();
+  } finally {
+    folder.close();
+  }
+}
+
+// core/fs/safe_fs.ts
+function segmentsOf(rel) {
+  const segments = rel.split("/").filter((s) => s !== "" && s !== ".");
+  if (segments.length === 0 || segments.some((s) => s === ".." || s.includes("\\") || s.includes("\0"))) {
+    throw new PtermError("InvalidPath", `\`${rel}\` is not a plain path relative to the workspace root.`);
+  }
+  return segments;
+}
+function lstatOrNull3(path) {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof Deno.errors.NotADirectory) return null;
+    throw error;
+  }
+}
+function symlinkRefused(rel, shown) {
+  return new PtermError("PathEscape", `\`${rel}\` goes through the symlink \`${shown}\`; pterm never reads or writes through a symlink here (Deno's permission check would not see where it leads). Replace the link with a real folder or file.`);
+}
+function walk2(root, rel, segments, mkdirs) {
+  let current = root;
+  for (const [i, segment] of segments.entries()) {
+    current = join(current, segment);
+    const last = i === segments.length - 1;
+    let info = lstatOrNull3(current);
+    if (info === null && !last && mkdirs) {
+      try {
+        Deno.mkdirSync(current);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      }
+      info = lstatOrNull3(current);
+    }
+    if (info === null) {
+      if (!last && !mkdirs) return false;
+      if (last) return false;
+      continue;
+    }
+    const shown = segments.slice(0, i + 1).join("/");
+    if (info.isSymlink) throw symlinkRefused(rel, shown);
+    if (!last && !info.isDirectory) {
+      throw new PtermError("NotADirectory", `\`${rel}\`: \`${shown}\` is a file, not a folder.`);
+    }
+  }
+  return true;
+}
+function assertNoSymlinkSync(root, rel) {
+  walk2(root, rel, segmentsOf(rel), false);
+}
+function assertNoSymlinkFoldersSync(root, folders) {
+  const plain = /* @__PURE__ */ new Set([
+    root
+  ]);
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  for (const folder of folders) {
+    if (plain.has(folder)) continue;
+    if (!folder.startsWith(prefix)) {
+      throw new PtermError("PathEscape", `\`${folder}\` is not inside the workspace root; nothing was written.`);
+    }
+    const rel = folder.slice(prefix.length);
+    let current = root;
+    for (const segment of rel.split("/")) {
+      current = join(current, segment);
+      if (plain.has(current)) continue;
+      const info = lstatOrNull3(current);
+      if (info === null) break;
+      if (info.isSymlink) throw symlinkRefused(rel, current.slice(prefix.length));
+      if (!info.isDirectory) break;
+      plain.add(current);
+    }
+  }
+}
+function safeMkdirSync(root, rel) {
+  const segments = segmentsOf(rel);
+  walk2(root, rel, [
+    ...segments,
+    "."
+  ], true);
+}
+function sameFile(a, b) {
+  if (a.ino === null || b.ino === null) return true;
+  return a.ino === b.ino && a.dev === b.dev;
+}
+function encode(data) {
+  return typeof data === "string" ? new TextEncoder().encode(data) : data;
+}
+function targetIsFolder(rel) {
+  return new PtermError("InvalidArgs", `\`${rel}\` is a folder; give a file path.`);
+}
+function swappedBeforeWriting(rel) {
+  return new PtermError("PathEscape", `\`${rel}\`: a folder on the way changed while pterm looked at it (swapped for a symlink?); nothing was written.`);
+}
+function swappedWhileWriting(rel, removed) {
+  return new PtermError("PathEscape", `\`${rel}\`: a folder on the way was swapped for a symlink while pterm was putting the file in place; ` + (removed ? "nothing was written, here or where the link led. " : "its content was wiped, but an empty file may remain where the link led. ") + "Replace the link with a real folder and retry.");
+}
+function folderChangedOr(error, rel) {
+  if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+    return new PtermError("NotFound", `${rel}: its folder changed while it was being written (moved or removed); nothing was written. Retry.`);
+  }
+  return error;
+}
+function isCrossDevice(error) {
+  return error?.code === "EXDEV";
+}
+function stagingPaths(root, target) {
+  const unique = `${Date.now().toString(36)}${crypto.getRandomValues(new Uint32Array(2)).join("")}`;
+  return {
+    staged: join(root, `${STAGED_WRITE_PREFIX}${unique}${STAGED_WRITE_SUFFIX}`),
+    beside: tempPathBeside(target)
+  };
+}
+var SETTLE_MS = 3e3;
+function placedWhereWalked(root, segments, target, file, tempLinks) {
+  const deadline = Date.now() + SETTLE_MS;
+  for (; ; ) {
+    const before = folderIdentities(root, segments);
+    const onPath = lstatOrNull3(target);
+    const after = folderIdentities(root, segments);
+    const written = file.statSync();
+    if (before !== null && after !== null && before.every((id, i) => id === after[i])) {
+      if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
+      return (written.nlink ?? 0) - tempLinks === 0;
+    }
+    if (Date.now() > deadline) return false;
+    pause(1);
+  }
+}
+function lookAtTarget(root, rel, segments, target) {
+  const before = folderIdentities(root, segments);
+  const info = lstatOrNull3(target);
+  const after = folderIdentities(root, segments);
+  if (before === null || after === null || before.some((id, i) => id !== after[i])) throw swappedBeforeWriting(rel);
+  return info;
+}
+function identity(info) {
+  return `${info.dev}:${info.ino}`;
+}
+function homeIdentity(root, segments) {
+  if (segments.length === 1) {
+    const info = lstatOrNull3(root);
+    return info === null ? null : identity(info);
+  }
+  return folderIdentities(root, segments)?.at(-1) ?? null;
+}
+function folderIdentities(root, segments) {
+  const ids = [];
+  let current = root;
+  for (const segment of segments.slice(0, -1)) {
+    current = join(current, segment);
+    const info = lstatOrNull3(current);
+    if (info === null || info.isSymlink || !info.isDirectory) return null;
+    ids.push(`${info.dev}:${info.ino}`);
+  }
+  return ids;
+}
+function placeSync(temp, plan, file) {
+  const { target, rel, existed } = plan;
+  const linked = (path) => {
+    try {
+      Deno.linkSync(temp, path);
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) {
+        throw new PtermError("AlreadyExists", `\`${rel}\` was created by something else while pterm was writing it; nothing was written. Look at it, then retry.`);
+      }
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) throw error;
+      if (isCrossDevice(error)) throw error;
+      return false;
+    }
+  };
+  if (!existed) {
+    if (!linked(target)) Deno.renameSync(temp, target);
+    return;
+  }
+  const beside = join(dirname(target), basename(stagingPaths(plan.root, target).staged));
+  if (!linked(beside)) {
+    Deno.renameSync(temp, target);
+    return;
+  }
+  const besideName = basename(beside);
+  if (!placedWhereWalked(plan.root, plan.segments, beside, file, 1)) {
+    throw swappedWhileWriting(rel, removeStrayNames(plan, file, [
+      besideName
+    ]) === "removed");
+  }
+  try {
+    Deno.renameSync(beside, target);
+  } catch (error) {
+    removeStrayNames(plan, file, [
+      besideName
+    ]);
+    throw error;
+  }
+}
+function pause(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+function removeStrayNames(plan, file, names, options = {}) {
+  const written = file.statSync();
+  if (written.ino === null) return "unknown";
+  const tempLinks = options.tempLinks ?? 1;
+  const folders = plan.segments.slice(0, -1);
+  const deadline = Date.now() + SETTLE_MS;
+  let seenAtHome = 0;
+  for (; ; ) {
+    let homeSeen = false;
+    let where = plan.root;
+    let resolved = false;
+    const candidates = [];
+    for (const [i, folder] of folders.entries()) {
+      const path = join(where, folder);
+      const info = lstatOrNull3(path);
+      if (info === null) break;
+      if (info.isSymlink) {
+        try {
+          where = Deno.realPathSync(path);
+          resolved = true;
+        } catch {
+          break;
+        }
+      } else where = path;
+      if (i === folders.length - 1) candidates.push({
+        folder: where,
+        resolved
+      });
+    }
+    if (folders.length === 0) candidates.push({
+      folder: plan.root,
+      resolved: false
+    });
+    for (const { folder, resolved: resolved2 } of candidates) {
+      const folderInfo = lstatOrNull3(folder);
+      if (folderInfo === null || !folderInfo.isDirectory) continue;
+      const atHome = options.keepHome === true && identity(folderInfo) === plan.home;
+      for (const name of names) {
+        const path = join(folder, name);
+        const info = lstatOrNull3(path);
+        if (info === null || info.isSymlink || !sameFile(info, written)) continue;
+        const still = lstatOrNull3(folder);
+        if (atHome) {
+          if (still !== null && identity(still) === plan.home) homeSeen = true;
+          continue;
+        }
+        if (options.keepHome === true && !resolved2) continue;
+        if (still === null || !still.isDirectory || identity(still) !== identity(folderInfo)) continue;
+        try {
+          Deno.removeSync(path);
+        } catch {
+        }
+      }
+    }
+    const links = (file.statSync().nlink ?? 1) - tempLinks;
+    if (links <= 0) return "removed";
+    seenAtHome = homeSeen && links === 1 ? seenAtHome + 1 : 0;
+    if (seenAtHome === 2) return "home";
+    if (Date.now() > deadline) return "unknown";
+    pause(1);
+  }
+}
+function planWrite(root, rel, data, options) {
+  const segments = segmentsOf(rel);
+  walk2(root, rel, segments, options.mkdirs ?? false);
+  const target = join(root, ...segments);
+  const existing = lookAtTarget(root, rel, segments, target);
+  if (existing?.isDirectory) throw targetIsFolder(rel);
+  const home = homeIdentity(root, segments);
+  if (home === null) throw swappedBeforeWriting(rel);
+  const { staged, beside } = stagingPaths(root, target);
+  return {
+    root,
+    rel,
+    segments,
+    target,
+    existed: existing !== null,
+    bytes: encode(data),
+    mode: options.mode,
+    temps: [
+      staged,
+      beside
+    ],
+    home
+  };
+}
+function settle(plan, temp, file, crossDeviceFallback) {
+  const { root, rel, segments, target } = plan;
+  try {
+    walk2(root, rel, segments, false);
+    try {
+      placeSync(temp, plan, file);
+    } catch (error) {
+      if (crossDeviceFallback && isCrossDevice(error)) return false;
+      if (error instanceof PtermError && error.code === "AlreadyExists") walk2(root, rel, segments, false);
+      throw folderChangedOr(error, rel);
+    }
+    const tempLinks = lstatOrNull3(temp) === null ? 0 : 1;
+    if (!placedWhereWalked(root, segments, target, file, tempLinks)) {
+      const found = removeStrayNames(plan, file, [
+        segments.at(-1)
+      ], {
+        keepHome: true,
+        tempLinks
+      });
+      if (found === "home") return true;
+      file.truncateSync(0);
+      throw swappedWhileWriting(rel, found === "removed");
+    }
+    return true;
+  } finally {
+    file.close();
+    try {
+      Deno.removeSync(temp);
+    } catch {
+    }
+  }
+}
+function abandon(temp, file, error) {
+  file.close();
+  try {
+    Deno.removeSync(temp);
+  } catch {
+  }
+  throw error;
+}
+function safeWriteFileSync(root, rel, data, options = {}) {
+  const plan = planWrite(root, rel, data, options);
+  refuseGitDirectoriesAfter(root, new PlannedTree().writeFile(join(root, ...plan.segments), plan.bytes, plan.mode ?? 420), `writing \`${rel}\``);
+  if (!isStatePath(rel)) new ExecutedPathGuard(root).refuse(join(root, ...plan.segments), `writing \`${rel}\``);
+  for (const [i, temp] of plan.temps.entries()) {
+    const beside = i === 1;
+    if (beside) walk2(root, rel, plan.segments, false);
+    let file;
+    try {
+      file = Deno.openSync(temp, {
+        write: true,
+        createNew: true,
+        mode: plan.mode
+      });
+    } catch (error) {
+      throw beside ? folderChangedOr(error, rel) : error;
+    }
+    try {
+      let written = 0;
+      while (written < plan.bytes.length) written += file.writeSync(plan.bytes.subarray(written));
+      if (options.durable === true) file.syncSync();
+    } catch (error) {
+      abandon(temp, file, error);
+    }
+    if (settle(plan, temp, file, !beside)) return;
+  }
+}
+function safeReadFileSync(root, rel) {
+  const segments = segmentsOf(rel);
+  if (!walk2(root, rel, segments, false)) throw new Deno.errors.NotFound(`${rel} does not exist`);
+  const path = join(root, ...segments);
+  const file = Deno.openSync(path, {
+    read: true
+  });
+  try {
+    const handle = file.statSync();
+    const onPath = lstatOrNull3(path);
+    if (onPath === null || onPath.isSymlink || !sameFile(onPath, handle)) throw symlinkRefused(rel, rel);
+    const chunks = [];
+    let total = 0;
+    const buffer = new Uint8Array(64 * 1024);
+    for (; ; ) {
+      const n = file.readSync(buffer);
+      if (n === null) break;
+      chunks.push(buffer.slice(0, n));
+      total += n;
+    }
+    const out = new Uint8Array(total);
+    let offset = 0;
+    for (const chunk of chunks) {
+      out.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return out;
+  } finally {
+    file.close();
+  }
+}
+function safeReadTextFileSync(root, rel) {
+  return new TextDecoder().decode(safeReadFileSync(root, rel));
+}
+
+// core/artifacts.ts
+var ARTIFACTS_DIR = "artifacts";
+function safeArtifactName(name) {
+  const cleaned = name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
+  return cleaned.slice(0, 120) || "artifact";
+}
+function artifactRelDir(runId) {
+  return `${ARTIFACTS_DIR}/${runId}`;
+}
+function createArtifactStore(root, runId, onAdd = () => {
+}) {
+  const refs = [];
+  const used = /* @__PURE__ */ new Set();
+  const record = (ref) => {
+    refs.push(ref);
+    onAdd(ref);
+  };
+  return {
+    async save(name, data, options) {
+      let file = safeArtifactName(name);
+      for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
+      used.add(file);
+      const rel = `${artifactRelDir(runId)}/${file}`;
+      const { safeWriteFileSync: safeWriteFileSync2 } = await Promise.resolve(safe_fs_exports);
+      safeWriteFileSync2(root, rel, data, {
+        mkdirs: true
+      });
+      const ref = {
+        path: rel,
+        mime: options.mime,
+        description: options.description
+      };
+      record(ref);
+      return ref;
+    },
+    add(ref) {
+      record(ref);
+    },
+    list() {
+      return refs;
+    }
+  };
+}
+
 // core/context.ts
 var loadPaths = () => Promise.resolve(paths_exports);
 function createWorkspace(root) {
+  let loaded = null;
   return {
     root,
-    resolve: async (input, access, options) => (await loadPaths()).confinePath(root, input, access, options)
+    resolve: async (input, access, options) => {
+      if (loaded === null) {
+        const paths = await loadPaths();
+        loaded ??= {
+          paths,
+          memo: new paths.ConfinementMemo()
+        };
+      }
+      return loaded.paths.confinePath(root, input, access, options, loaded.memo);
+    }
   };
 }
 
@@ -3359,7 +3992,7 @@ var FENCE_LINE = /^(```|~~~)/;
 var strictUtf82 = new TextDecoder("utf-8", {
   fatal: true
 });
-function unquote(path, line) {
+function unquote2(path, line) {
   if (!path.startsWith('"')) return path;
   const inner = path.slice(1, path.lastIndexOf('"'));
   const bytes = [];
@@ -3398,7 +4031,7 @@ function unquote(path, line) {
 function headerPath(raw, line) {
   let path = raw.trim();
   if (!path.startsWith('"')) path = path.split("	")[0].trim();
-  path = unquote(path, line);
+  path = unquote2(path, line);
   if (path === "/dev/null") return null;
   return path;
 }
@@ -3414,8 +4047,8 @@ function stripPrefix(path, prefix) {
 function gitHeaderPaths(rest, line) {
   const quoted = /^("(?:[^"\\]|\\.)*")\s+("(?:[^"\\]|\\.)*")$/.exec(rest);
   if (quoted) return {
-    old: unquote(quoted[1], line),
-    new: unquote(quoted[2], line)
+    old: unquote2(quoted[1], line),
+    new: unquote2(quoted[2], line)
   };
   for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) {
     if (rest.startsWith("a/") && rest.slice(2, at) === rest.slice(at + 3)) {
@@ -3519,8 +4152,8 @@ function parseDiff(lines, firstLine, options = {}) {
         if (key === "new file mode") current.created = true;
         if (key === "old mode" || key === "deleted file mode") current.oldMode = parseInt(value.trim(), 8);
         if (key === "deleted file mode") current.deleted = true;
-        if (key === "rename from" || key === "copy from") current.renameFrom = unquote(value.trim(), lineNo[i]);
-        if (key === "rename to" || key === "copy to") current.renameTo = unquote(value.trim(), lineNo[i]);
+        if (key === "rename from" || key === "copy from") current.renameFrom = unquote2(value.trim(), lineNo[i]);
+        if (key === "rename to" || key === "copy to") current.renameTo = unquote2(value.trim(), lineNo[i]);
         if (key === "copy from" || key === "copy to") current.copy = true;
         if (key === "index") {
           const ids = /^([0-9a-f]+)\.\.([0-9a-f]+)(?: ([0-7]+))?/.exec(value.trim());
@@ -5139,8 +5772,6 @@ var View = class {
     return located;
   }
   #located = /* @__PURE__ */ new Map();
-  /** Folders on the way to located paths that are folders, not symlinks. */
-  #plainFolders = /* @__PURE__ */ new Set();
   async #locate(input, label) {
     if (input.includes("\\")) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` contains a backslash; separate folders with /.`);
@@ -5154,27 +5785,23 @@ var View = class {
     const confined = await this.#workspace.resolve(fromRoot, "write", {
       label
     });
+    const rel = segments.join("/");
+    const abs = join(this.repoAbs, ...segments);
+    if (confined.abs === abs) return {
+      rel,
+      abs
+    };
     let current = this.repoAbs;
     for (const [i, segment] of segments.entries()) {
       current = join(current, segment);
-      if (i < segments.length - 1 && this.#plainFolders.has(current)) continue;
       const info = lstatOrNull(current);
       if (info === null) break;
-      if (info.isDirectory) this.#plainFolders.add(current);
       if (info.isSymlink) {
         const shown = segments.slice(0, i + 1).join("/");
         throw new PtermError("PatchApplyError", `${label} \`${input}\` goes through the symlink \`${shown}\`; a patch never writes through symlinks. Edit the file the link points to by its real path.`);
       }
     }
-    const rel = segments.join("/");
-    const abs = join(this.repoAbs, ...segments);
-    if (confined.abs !== abs) {
-      throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
-    }
-    return {
-      rel,
-      abs
-    };
+    throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
   }
   async #entry(rel, abs) {
     const known = this.#entries.get(rel);
@@ -7139,212 +7766,6 @@ async function runEditBlock(block, view) {
   }
 }
 
-// core/fs/atomic.ts
-var counter = 0;
-function tempPathBeside(path) {
-  const unique = `${Date.now().toString(36)}${(counter++).toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0].toString(36)}`;
-  return join(dirname(path), `.${basename(path)}.${unique}.tmp`);
-}
-function createWritten(path, bytes, mode) {
-  const file = Deno.openSync(path, {
-    write: true,
-    createNew: true,
-    mode
-  });
-  try {
-    let written = 0;
-    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-    if (mode !== void 0 && Deno.build.os !== "windows" && ((file.statSync().mode ?? mode) & 4095) !== mode) {
-      Deno.chmodSync(path, mode);
-    }
-    return file;
-  } catch (error) {
-    file.close();
-    try {
-      Deno.removeSync(path);
-    } catch {
-    }
-    throw error;
-  }
-}
-async function syncFolder(path) {
-  if (Deno.build.os === "windows") return;
-  const folder = await Deno.open(path, {
-    read: true
-  });
-  try {
-    await folder.sync();
-  } finally {
-    folder.close();
-  }
-}
-
-// core/git_programs.ts
-var PROGRAM_SETTINGS = [
-  /^core\.(?:fsmonitor|sshcommand|editor|pager|askpass)$/,
-  /^sequence\.editor$/,
-  /^gpg(?:\.[^.]+)?\.program$/,
-  /^credential(?:\..+)?\.helper$/,
-  /^filter\..+\.(?:clean|smudge|process)$/,
-  /^diff\..+\.(?:textconv|command)$/,
-  /^diff\.external$/,
-  /^merge\..+\.driver$/
-];
-var MAX_CONFIG_BYTES = 1 << 20;
-function lstatOrNull2(path) {
-  try {
-    return Deno.lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-function readInside(root, path) {
-  if (!within2(root, resolve("/", path))) return null;
-  const info = lstatOrNull2(path);
-  if (!info?.isFile || info.size > MAX_CONFIG_BYTES) return null;
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    return null;
-  }
-}
-function within2(root, path) {
-  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
-}
-function parseGitConfig(text) {
-  const out = /* @__PURE__ */ new Map();
-  let section = "";
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    if (line.startsWith("[")) {
-      const header = /^\[\s*([^\s"\]]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-      if (!header) continue;
-      const name = header[1].toLowerCase();
-      section = header[2] === void 0 ? name : `${name}.${header[2].replace(/\\(.)/g, "$1")}`;
-      const rest = line.slice(header[0].length).trim();
-      if (rest !== "" && !rest.startsWith("#") && !rest.startsWith(";")) addSetting(out, section, rest);
-      continue;
-    }
-    addSetting(out, section, line);
-  }
-  return out;
-}
-function addSetting(out, section, line) {
-  const match = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-  if (!match || section === "") return;
-  const key = `${section}.${match[1].toLowerCase()}`;
-  const value = unquote2(match[2] ?? "true");
-  out.set(key, [
-    ...out.get(key) ?? [],
-    value
-  ]);
-}
-function unquote2(raw) {
-  let out = "";
-  let quoted = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
-    if (c === '"') quoted = !quoted;
-    else if (c === "\\" && i + 1 < raw.length) {
-      const next = raw[++i];
-      out += next === "n" ? "\n" : next === "t" ? "	" : next;
-    } else if (!quoted && (c === "#" || c === ";")) break;
-    else out += c;
-  }
-  return out.trim();
-}
-function configOf(root, workTree) {
-  const dotGit = join(workTree, ".git");
-  const info = lstatOrNull2(dotGit);
-  if (info?.isDirectory) return readInside(root, join(dotGit, "config"));
-  if (!info?.isFile) return null;
-  const pointer = /^gitdir: (.+?)[\r\n]*$/s.exec(readInside(root, dotGit) ?? "");
-  if (!pointer) return null;
-  const gitdir = resolve(workTree, pointer[1]);
-  const common = readInside(root, join(gitdir, "commondir"))?.replace(/[\r\n]+$/, "");
-  const commondir = common ? resolve(gitdir, common) : gitdir;
-  return readInside(root, join(commondir, "config"));
-}
-function programPath(command) {
-  const word = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command.replace(/^!/, ""));
-  const path = word ? word[1] ?? word[2] ?? word[3] : "";
-  return path.includes("/") ? path : null;
-}
-function executedPathsOf(root, workTree, label) {
-  const text = configOf(root, workTree);
-  if (text === null) return [];
-  const config = parseGitConfig(text);
-  const found = [];
-  const add = (path, why) => {
-    const abs = resolve(workTree, path.startsWith("~") ? "/nonexistent" : path);
-    if (within2(root, abs)) found.push({
-      abs,
-      why
-    });
-  };
-  const hooks = config.get("core.hookspath")?.at(-1);
-  if (hooks) {
-    add(hooks, `the hooks folder core.hooksPath names in ${label}`);
-    const abs = resolve(workTree, hooks);
-    if (basename(abs) === "_" && lstatOrNull2(join(abs, "h"))?.isFile) {
-      found.push({
-        abs: dirname(abs),
-        why: `the husky hooks folder of ${label} (core.hooksPath ${hooks})`
-      });
-    }
-  }
-  for (const [key, values] of config) {
-    if (!PROGRAM_SETTINGS.some((pattern) => pattern.test(key))) continue;
-    for (const value of values) {
-      if (key === "core.fsmonitor" && /^(?:true|false|yes|no|on|off|0|1)$/i.test(value)) continue;
-      const path = programPath(value);
-      if (path !== null) add(path, `the program ${key} runs in ${label}`);
-    }
-  }
-  return found;
-}
-var ExecutedPathGuard = class {
-  #root;
-  #byWorkTree = /* @__PURE__ */ new Map();
-  #isWorkTree = /* @__PURE__ */ new Map();
-  constructor(root) {
-    this.#root = root;
-  }
-  /** The executed path `abs` is in (or is), or null. */
-  find(abs) {
-    for (let dir = dirname(abs); within2(this.#root, dir); dir = dirname(dir)) {
-      if (this.#workTree(dir)) {
-        for (const executed of this.#pathsOf(dir)) {
-          if (abs === executed.abs || abs.startsWith(executed.abs + "/")) return executed;
-        }
-      }
-      if (dir === this.#root) break;
-    }
-    return null;
-  }
-  /** Throws `GitDirDenied` when `abs` is where git executes programs; `what` names the writer ("the patch"). */
-  refuse(abs, what) {
-    const executed = this.find(abs);
-    if (executed === null) return;
-    const rel = (path) => path === this.#root ? "." : path.slice(this.#root.length + 1);
-    throw new PtermError("GitDirDenied", `${what} would write \`${rel(abs)}\`, inside \`${rel(executed.abs)}\` \u2014 ${executed.why}: a person's real git runs what is there (on commit, checkout, status or push), so no command writes it, as with .git. Nothing was written. Show the person the change you propose and let them make it, or write elsewhere.`);
-  }
-  #workTree(dir) {
-    let known = this.#isWorkTree.get(dir);
-    if (known === void 0) this.#isWorkTree.set(dir, known = lstatOrNull2(join(dir, ".git")) !== null);
-    return known;
-  }
-  #pathsOf(workTree) {
-    let known = this.#byWorkTree.get(workTree);
-    if (known === void 0) {
-      const label = workTree === this.#root ? "the workspace root's repository" : `the repository ${workTree.slice(this.#root.length + 1)}`;
-      this.#byWorkTree.set(workTree, known = executedPathsOf(this.#root, workTree, label));
-    }
-    return known;
-  }
-};
-
 // commands/patch/transaction.ts
 var JOURNAL_VERSION = 2;
 var FLUSH_CHUNK = 256;
@@ -7598,6 +8019,10 @@ var Transaction = class _Transaction {
    */
   async #prepare(changes, entries, created, journal) {
     const durable = this.#options.durable ?? true;
+    assertNoSymlinkFoldersSync(this.#options.root, [
+      ...created.map((dir) => dirname(dir)),
+      ...foldersOf(changes)
+    ]);
     for (const dir of created) {
       try {
         Deno.mkdirSync(dir);
@@ -7664,6 +8089,7 @@ var Transaction = class _Transaction {
    */
   async #switch(changes, entries, emptiedDirs, created) {
     const touched = new Set(created.map((dir) => dirname(dir)));
+    assertNoSymlinkFoldersSync(this.#options.root, foldersOf(changes));
     for (const [i, change] of changes.entries()) {
       try {
         if (change.after) Deno.renameSync(join(dirname(change.abs), entries[i].temp), change.abs);
@@ -7711,6 +8137,9 @@ var Transaction = class _Transaction {
     });
   }
 };
+function foldersOf(changes) {
+  return new Set(changes.map((change) => dirname(change.abs)));
+}
 function osReason(error) {
   const code = error.code;
   const text = error.message.split(" (os error")[0].split(":")[0].trim();
@@ -7771,7 +8200,7 @@ async function restoreEntry(root, runDir, journal, entry) {
   const saved = lstatOrNull(backup);
   if (!saved) return;
   let now = lstatOrNull(target);
-  if (!(now && now.ino !== null && now.ino === saved.ino) && !await sameFile(target, now, backup)) {
+  if (!(now && now.ino !== null && now.ino === saved.ino) && !await sameFile2(target, now, backup)) {
     await Deno.mkdir(dirname(target), {
       recursive: true
     });
@@ -7796,7 +8225,7 @@ async function restoreEntry(root, runDir, journal, entry) {
     await Deno.chmod(target, entry.original_mode);
   }
 }
-async function sameFile(target, now, backup) {
+async function sameFile2(target, now, backup) {
   if (!now?.isFile) return false;
   const [a, b] = await Promise.all([
     Deno.readFile(target),
@@ -9324,7 +9753,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-PGOSMPF3.js", import.meta.url).href)
+    git: await import(new URL("./api-OMBTKNOX.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9374,7 +9803,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-PGOSMPF3.js", import.meta.url).href)
+    git: await import(new URL("./api-OMBTKNOX.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."
@@ -9387,10 +9816,8 @@ var recoverHandler = async (ctx) => {
 };
 
 export {
-  join,
   resolve,
   dirname,
-  basename,
   PtermError,
   STATE_ENTRIES,
   STAGED_WRITE_PREFIX,
@@ -9404,7 +9831,6 @@ export {
   refuseGitDirectoriesAfter,
   specialFileKind,
   ExecutedPathGuard,
-  tempPathBeside,
   serveHandler,
   concatBytes,
   encoder3 as encoder,

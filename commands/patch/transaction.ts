@@ -24,6 +24,7 @@
 import { PtermError } from "../../core/errors.ts";
 import { basename, dirname, join } from "../../core/fs/path.ts";
 import { createWritten, syncFolder } from "../../core/fs/atomic.ts";
+import { assertNoSymlinkFoldersSync } from "../../core/fs/safe_fs.ts";
 import { lstatOrNull, PlannedTree, refuseGitDirectoriesAfter } from "../../core/fs/paths.ts";
 import { ExecutedPathGuard } from "../../core/git_programs.ts";
 import type { Change } from "./view.ts";
@@ -409,6 +410,9 @@ export class Transaction {
     journal: Deno.FsFile,
   ): Promise<void> {
     const durable = this.#options.durable ?? true;
+    // The folders were found plain when the patch was computed; one swapped for a symlink since
+    // would take the new files (and the folders created below) wherever it leads.
+    assertNoSymlinkFoldersSync(this.#options.root, [...created.map((dir) => dirname(dir)), ...foldersOf(changes)]);
     for (const dir of created) {
       try {
         Deno.mkdirSync(dir);
@@ -479,6 +483,9 @@ export class Transaction {
     created: readonly string[],
   ) {
     const touched = new Set<string>(created.map((dir) => dirname(dir)));
+    // Again right before the names change: a rename through a folder swapped for a link since the
+    // files were prepared would replace (or delete) a file wherever the link leads.
+    assertNoSymlinkFoldersSync(this.#options.root, foldersOf(changes));
     for (const [i, change] of changes.entries()) {
       try {
         if (change.after) Deno.renameSync(join(dirname(change.abs), entries[i].temp!), change.abs);
@@ -530,6 +537,11 @@ export class Transaction {
     this.#closed = true;
     await Deno.remove(this.#runDir, { recursive: true });
   }
+}
+
+/** The distinct folders holding the changed paths. */
+function foldersOf(changes: readonly Change[]): Set<string> {
+  return new Set(changes.map((change) => dirname(change.abs)));
 }
 
 /** The OS's reason for an I/O error, without the host paths Deno puts in its message. */

@@ -142,8 +142,6 @@ export class View {
   }
 
   readonly #located = new Map<string, { rel: string; abs: string }>();
-  /** Folders on the way to located paths that are folders, not symlinks. */
-  readonly #plainFolders = new Set<string>();
 
   async #locate(input: string, label: string): Promise<{ rel: string; abs: string }> {
     if (input.includes("\\")) {
@@ -156,15 +154,18 @@ export class View {
     }
     const fromRoot = this.repoRel === "." ? input : `${this.repoRel}/${input}`;
     const confined = await this.#workspace.resolve(fromRoot, "write", { label });
-    // Confinement resolved symlinks; a patch never writes through one, so walk the literal path.
-    // A folder found plain once stays so for the run (the tree does not change under it).
+    const rel = segments.join("/");
+    const abs = join(this.repoAbs, ...segments);
+    // Confinement followed symlinks to the canonical location; a patch never writes through one.
+    // The canonical location is the written one exactly when no folder on the way and not the file
+    // itself is a symlink (a link that resolved to its own path would be a loop, which confinement
+    // refuses), so only a path that moved needs the walk that names the link.
+    if (confined.abs === abs) return { rel, abs };
     let current = this.repoAbs;
     for (const [i, segment] of segments.entries()) {
       current = join(current, segment);
-      if (i < segments.length - 1 && this.#plainFolders.has(current)) continue;
       const info = lstatOrNull(current);
       if (info === null) break;
-      if (info.isDirectory) this.#plainFolders.add(current);
       if (info.isSymlink) {
         const shown = segments.slice(0, i + 1).join("/");
         throw new PtermError(
@@ -174,12 +175,7 @@ export class View {
         );
       }
     }
-    const rel = segments.join("/");
-    const abs = join(this.repoAbs, ...segments);
-    if (confined.abs !== abs) {
-      throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
-    }
-    return { rel, abs };
+    throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
   }
 
   async #entry(rel: string, abs: string): Promise<Entry> {

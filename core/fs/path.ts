@@ -16,6 +16,9 @@ export interface PathFlavour {
   basename(path: string): string;
 }
 
+/** What POSIX normalization changes: a `.` or `..` segment, or a repeated separator. */
+const NOT_NORMAL_POSIX = /(?:^|\/)\.\.?(?:\/|$)|\/\//;
+
 function makeFlavour(windows: boolean): PathFlavour {
   const sep = windows ? "\\" : "/";
   const isSep = windows ? (c: string) => c === "/" || c === "\\" : (c: string) => c === "/";
@@ -40,6 +43,8 @@ function makeFlavour(windows: boolean): PathFlavour {
   };
 
   const normalize = (path: string): string => {
+    // Most paths are already normal (no `.` or `..` segment, no repeated separator): kept as they are.
+    if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
     const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out: string[] = [];

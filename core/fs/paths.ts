@@ -371,6 +371,30 @@ function canonicalParent(dir: string): string {
   return join(canonicalParent(dirname(dir)), basename(dir));
 }
 
+/**
+ * The folders one call's confinement has already walked into and found plain: a real folder (no
+ * symlink), no git directory, inside the root. A later path of the same call through such a folder
+ * starts below it instead of repeating its lstat and git-directory test — a patch of 100 files in
+ * two folders looks at each folder once, not 100 times. Kept per call (`createWorkspace` makes one
+ * per call) and never across calls: a folder swapped for a link after the check is not seen by a
+ * later resolve of the same call, exactly as it is not seen between any resolve and the write it
+ * leads to; the writes themselves are what must stay safe at that moment (core/fs/safe_fs.ts walks
+ * again right before it places a file; a patch's transaction checks its folders for symlinks right
+ * before it creates its files and again right before it renames them).
+ */
+export class ConfinementMemo {
+  readonly #plainFolders = new Set<string>();
+
+  /** Whether `abs` (canonical) was found a plain folder by this call. */
+  isPlainFolder(abs: string): boolean {
+    return this.#plainFolders.has(abs);
+  }
+
+  rememberPlainFolder(abs: string): void {
+    this.#plainFolders.add(abs);
+  }
+}
+
 export interface ConfineOptions {
   /** What the path is called in messages, e.g. "--repo". */
   readonly label?: string;
@@ -394,9 +418,10 @@ export function confinePath(
   input: string,
   access: Access,
   options: ConfineOptions = {},
+  memo: ConfinementMemo | null = null,
 ): Promise<ConfinedPath> {
   try {
-    return Promise.resolve(confinePathSync(root, input, access, options));
+    return Promise.resolve(confinePathSync(root, input, access, options, memo));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -412,6 +437,7 @@ export function confinePathSync(
   input: string,
   access: Access,
   options: ConfineOptions = {},
+  memo: ConfinementMemo | null = null,
 ): ConfinedPath {
   const label = options.label ?? "the path";
   const segments = checkSyntax(input, label);
@@ -419,7 +445,7 @@ export function confinePathSync(
   checkPolicy(lexicalRel, input, access, label);
 
   try {
-    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false);
+    return walk(root, input, segments, access, label, lexicalRel, options.refuseFileAsFolder ?? false, memo);
   } catch (error) {
     if (error instanceof Deno.errors.FilesystemLoop) {
       throw new PtermError(
@@ -439,6 +465,7 @@ function walk(
   label: string,
   lexicalRel: string,
   refuseFileAsFolder: boolean,
+  memo: ConfinementMemo | null,
 ): ConfinedPath {
   // Walk down while the path exists; the first missing segment ends the walk, the rest is appended.
   let current = root;
@@ -448,6 +475,11 @@ function walk(
   let lastInfo: Deno.FileInfo | null = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
+    // A folder on the way that this call already found plain: the checks below would repeat.
+    if (index < segments.length - 1 && memo?.isPlainFolder(next)) {
+      current = next;
+      continue;
+    }
     const info = lstatOrNull(next);
     lastInfo = info;
     if (info === null) {
@@ -493,6 +525,7 @@ function walk(
         }\` as a folder, but it is a file; choose a path whose folders are folders.`,
       );
     }
+    if (memo !== null && info.isDirectory) memo.rememberPlainFolder(current);
   }
   if (access === "write") checkNewNames(segments.slice(index), input, label);
   const abs = index < segments.length ? join(current, ...segments.slice(index)) : current;

@@ -124,6 +124,37 @@ export function assertNoSymlinkSync(root: string, rel: string): void {
   walk(root, rel, segmentsOf(rel), false);
 }
 
+/**
+ * Throws `PathEscape` if a folder on the way from `root` to any of `folders` (absolute, under the
+ * root) is a symlink; folders that do not exist yet pass, and so does a file where a folder should
+ * be (nothing can be written below it: the write itself fails and says so). Each
+ * folder is looked at once however many of `folders` share it: a writer of 100 files in two folders
+ * checks those two right before it creates and again right before it renames, so a folder that its
+ * earlier checks found plain and that was swapped for a link since is caught before anything is
+ * written through it.
+ */
+export function assertNoSymlinkFoldersSync(root: string, folders: Iterable<string>): void {
+  const plain = new Set<string>([root]);
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  for (const folder of folders) {
+    if (plain.has(folder)) continue;
+    if (!folder.startsWith(prefix)) {
+      throw new PtermError("PathEscape", `\`${folder}\` is not inside the workspace root; nothing was written.`);
+    }
+    const rel = folder.slice(prefix.length);
+    let current = root;
+    for (const segment of rel.split("/")) {
+      current = join(current, segment);
+      if (plain.has(current)) continue;
+      const info = lstatOrNull(current);
+      if (info === null) break;
+      if (info.isSymlink) throw symlinkRefused(rel, current.slice(prefix.length));
+      if (!info.isDirectory) break;
+      plain.add(current);
+    }
+  }
+}
+
 /** Creates the folder `rel` and its missing parents, one at a time, refusing symlinks on the way. */
 export function safeMkdirSync(root: string, rel: string): void {
   const segments = segmentsOf(rel);

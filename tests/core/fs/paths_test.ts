@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { PtermError } from "../../../core/errors.ts";
 import { type Access, confinePath, isSecretPath } from "../../../core/fs/paths.ts";
 import { makeRoot } from "../../_support/helpers.ts";
+import { createWorkspace } from "../../../core/context.ts";
 
 async function codeOf(root: string, input: string, access: Access = "read"): Promise<string> {
   try {
@@ -131,4 +132,70 @@ Deno.test("isSecretPath matches every segment, case-insensitively", () => {
   assert.equal(isSecretPath("a/secrets/b/c"), true);
   assert.equal(isSecretPath("a/secretsauce/b"), false);
   assert.equal(isSecretPath("a/my.env"), false);
+});
+
+/** Runs `fn`, counting the lstat calls it makes on each path. */
+async function countingLstat<T>(fn: () => Promise<T>): Promise<{ value: T; calls: Map<string, number> }> {
+  const calls = new Map<string, number>();
+  const original = Deno.lstatSync;
+  Deno.lstatSync = (path: string | URL) => {
+    calls.set(String(path), (calls.get(String(path)) ?? 0) + 1);
+    return original(path);
+  };
+  try {
+    return { value: await fn(), calls };
+  } finally {
+    Deno.lstatSync = original;
+  }
+}
+
+Deno.test("one call's resolves look at each folder on the way once, not once per path", async () => {
+  await using rootDir = await makeRoot();
+  const root = rootDir.path;
+  const paths: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    const path = `src/m${i % 2}/file${i}.py`;
+    await Deno.mkdir(join(root, `src/m${i % 2}`), { recursive: true });
+    await Deno.writeTextFile(join(root, path), "x\n");
+    paths.push(path);
+  }
+  const workspace = createWorkspace(root);
+  const { value, calls } = await countingLstat(() =>
+    Promise.all(paths.map((path) => workspace.resolve(path, "write", { label: "the path" })))
+  );
+  assert.deepEqual(value.map((c) => c.rel), paths);
+  for (const folder of ["src", "src/m0", "src/m1"]) {
+    assert.equal(calls.get(join(root, folder)), 1, `${folder} looked at once`);
+    assert.equal(calls.get(join(root, folder, "HEAD")), 1, `${folder}/HEAD looked for once`);
+  }
+  for (const path of paths) assert.equal(calls.get(join(root, path)), 1, path);
+});
+
+Deno.test("what one call learnt of a folder is not the next call's: a folder swapped for a symlink is refused then", async () => {
+  await using rootDir = await makeRoot();
+  await using outsideDir = await makeRoot("pterm-outside-");
+  const root = rootDir.path;
+  await Deno.mkdir(join(root, "src"));
+  await Deno.writeTextFile(join(root, "src/a.txt"), "inside\n");
+  await Deno.writeTextFile(join(outsideDir.path, "a.txt"), "outside\n");
+  const first = createWorkspace(root);
+  assert.equal((await first.resolve("src/a.txt", "write")).abs, join(root, "src/a.txt"));
+  await Deno.rename(join(root, "src"), join(root, "src-real"));
+  await Deno.symlink(outsideDir.path, join(root, "src"));
+  const next = createWorkspace(root);
+  await assert.rejects(
+    next.resolve("src/a.txt", "write"),
+    (error) => error instanceof PtermError && error.code === "PathEscape",
+  );
+  // A folder turned into a git directory since is refused by the next call too.
+  await Deno.remove(join(root, "src"));
+  await Deno.rename(join(root, "src-real"), join(root, "src"));
+  assert.equal((await createWorkspace(root).resolve("src/a.txt", "read")).exists, true);
+  await Deno.writeTextFile(join(root, "src/HEAD"), "ref: refs/heads/main\n");
+  await Deno.mkdir(join(root, "src/objects"));
+  await Deno.mkdir(join(root, "src/refs"));
+  await assert.rejects(
+    createWorkspace(root).resolve("src/a.txt", "read"),
+    (error) => error instanceof PtermError && error.code === "GitDirDenied",
+  );
 });
