@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-GCSNIMHH.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-XIFRKJG3.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -3972,6 +3972,24 @@ function readVarint(data, at) {
   } while (byte & 128);
   return value;
 }
+var copy = {
+  offset: 0,
+  length: 0
+};
+function readCopy(delta, op, p) {
+  let offset = 0;
+  let length = 0;
+  if (op & 1) offset |= delta[p++];
+  if (op & 2) offset |= delta[p++] << 8;
+  if (op & 4) offset |= delta[p++] << 16;
+  if (op & 8) offset += delta[p++] * 2 ** 24;
+  if (op & 16) length |= delta[p++];
+  if (op & 32) length |= delta[p++] << 8;
+  if (op & 64) length |= delta[p++] << 16;
+  copy.offset = offset;
+  copy.length = length === 0 ? 65536 : length;
+  return p;
+}
 function applyDelta(base, delta) {
   const out = new Uint8Array(deltaResultSize(delta));
   applyDeltaInto(base, delta, out, 0);
@@ -3998,16 +4016,8 @@ function applyDeltaInto(base, delta, out, outAt) {
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 128) {
-      let offset = 0;
-      let length = 0;
-      if (op & 1) offset |= delta[p++];
-      if (op & 2) offset |= delta[p++] << 8;
-      if (op & 4) offset |= delta[p++] << 16;
-      if (op & 8) offset += delta[p++] * 2 ** 24;
-      if (op & 16) length |= delta[p++];
-      if (op & 32) length |= delta[p++] << 8;
-      if (op & 64) length |= delta[p++] << 16;
-      if (length === 0) length = 65536;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || o + length > end) throw corrupt2("a delta copies outside its base");
       if (length > 64) out.set(base.subarray(offset, offset + length), o);
       else for (let i = 0; i < length; i++) out[o + i] = base[offset + i];
@@ -4043,16 +4053,8 @@ function applyDeltaStreaming(base, delta, sink, buffer) {
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 128) {
-      let offset = 0;
-      let length = 0;
-      if (op & 1) offset |= delta[p++];
-      if (op & 2) offset |= delta[p++] << 8;
-      if (op & 4) offset |= delta[p++] << 16;
-      if (op & 8) offset += delta[p++] * 2 ** 24;
-      if (op & 16) length |= delta[p++];
-      if (op & 32) length |= delta[p++] << 8;
-      if (op & 64) length |= delta[p++] << 16;
-      if (length === 0) length = 65536;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || produced + length > size) throw corrupt2("a delta copies outside its base");
       produced += length;
       if (base instanceof SpilledBase) {
@@ -7589,7 +7591,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-6OR73HFL.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-YBL3NMIY.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -10653,9 +10655,9 @@ var LineScan = class _LineScan {
    */
   #copies = /* @__PURE__ */ new Map();
   #copy(name, at, n) {
-    let copy = this.#copies.get(name);
-    if (!copy) this.#copies.set(name, copy = new Int32Array(this.#bytes.buffer, at, n).slice());
-    return copy;
+    let copy2 = this.#copies.get(name);
+    if (!copy2) this.#copies.set(name, copy2 = new Int32Array(this.#bytes.buffer, at, n).slice());
+    return copy2;
   }
   /** Whether each file is all ASCII. */
   aAscii;
@@ -12990,12 +12992,12 @@ function entryAt(repo, n) {
   return entry;
 }
 function cloneIndex(index) {
-  const copy = new Index();
-  for (const [path, entry] of index.entries) copy.entries.set(path, {
+  const copy2 = new Index();
+  for (const [path, entry] of index.entries) copy2.entries.set(path, {
     ...entry
   });
-  copy.cacheTree = index.cacheTree ? structuredClone(index.cacheTree) : null;
-  return copy;
+  copy2.cacheTree = index.cacheTree ? structuredClone(index.cacheTree) : null;
+  return copy2;
 }
 async function storeWorktreeFile(repo, path, info) {
   const content = await worktreeBlob(repo, path, info, {
@@ -16804,7 +16806,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-6MX6QVI5.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-GHXOZROB.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16828,7 +16830,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-PU256D5M.js", import.meta.url).href)
+      git: await import(new URL("./api-5HV4PTC4.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-TZSNNXAA.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-NVMUCFLK.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1294,9 +1294,9 @@ var LineScan = class _LineScan {
    */
   #copies = /* @__PURE__ */ new Map();
   #copy(name, at, n) {
-    let copy = this.#copies.get(name);
-    if (!copy) this.#copies.set(name, copy = new Int32Array(this.#bytes.buffer, at, n).slice());
-    return copy;
+    let copy2 = this.#copies.get(name);
+    if (!copy2) this.#copies.set(name, copy2 = new Int32Array(this.#bytes.buffer, at, n).slice());
+    return copy2;
   }
   /** Whether each file is all ASCII. */
   aAscii;
@@ -4371,6 +4371,24 @@ function readVarint(data, at) {
   } while (byte & 128);
   return value;
 }
+var copy = {
+  offset: 0,
+  length: 0
+};
+function readCopy(delta, op, p) {
+  let offset = 0;
+  let length = 0;
+  if (op & 1) offset |= delta[p++];
+  if (op & 2) offset |= delta[p++] << 8;
+  if (op & 4) offset |= delta[p++] << 16;
+  if (op & 8) offset += delta[p++] * 2 ** 24;
+  if (op & 16) length |= delta[p++];
+  if (op & 32) length |= delta[p++] << 8;
+  if (op & 64) length |= delta[p++] << 16;
+  copy.offset = offset;
+  copy.length = length === 0 ? 65536 : length;
+  return p;
+}
 function applyDelta(base, delta) {
   const out = new Uint8Array(deltaResultSize(delta));
   applyDeltaInto(base, delta, out, 0);
@@ -4397,16 +4415,8 @@ function applyDeltaInto(base, delta, out, outAt) {
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 128) {
-      let offset = 0;
-      let length = 0;
-      if (op & 1) offset |= delta[p++];
-      if (op & 2) offset |= delta[p++] << 8;
-      if (op & 4) offset |= delta[p++] << 16;
-      if (op & 8) offset += delta[p++] * 2 ** 24;
-      if (op & 16) length |= delta[p++];
-      if (op & 32) length |= delta[p++] << 8;
-      if (op & 64) length |= delta[p++] << 16;
-      if (length === 0) length = 65536;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || o + length > end) throw corrupt("a delta copies outside its base");
       if (length > 64) out.set(base.subarray(offset, offset + length), o);
       else for (let i = 0; i < length; i++) out[o + i] = base[offset + i];
@@ -4442,16 +4452,8 @@ function applyDeltaStreaming(base, delta, sink, buffer) {
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 128) {
-      let offset = 0;
-      let length = 0;
-      if (op & 1) offset |= delta[p++];
-      if (op & 2) offset |= delta[p++] << 8;
-      if (op & 4) offset |= delta[p++] << 16;
-      if (op & 8) offset += delta[p++] * 2 ** 24;
-      if (op & 16) length |= delta[p++];
-      if (op & 32) length |= delta[p++] << 8;
-      if (op & 64) length |= delta[p++] << 16;
-      if (length === 0) length = 65536;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || produced + length > size) throw corrupt("a delta copies outside its base");
       produced += length;
       if (base instanceof SpilledBase) {

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-LC5LVG7X.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-K4VGX2N5.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -2736,6 +2736,24 @@ function readVarint(data, at) {
   } while (byte & 128);
   return value;
 }
+var copy = {
+  offset: 0,
+  length: 0
+};
+function readCopy(delta, op, p) {
+  let offset = 0;
+  let length = 0;
+  if (op & 1) offset |= delta[p++];
+  if (op & 2) offset |= delta[p++] << 8;
+  if (op & 4) offset |= delta[p++] << 16;
+  if (op & 8) offset += delta[p++] * 2 ** 24;
+  if (op & 16) length |= delta[p++];
+  if (op & 32) length |= delta[p++] << 8;
+  if (op & 64) length |= delta[p++] << 16;
+  copy.offset = offset;
+  copy.length = length === 0 ? 65536 : length;
+  return p;
+}
 function applyDelta(base, delta) {
   const out = new Uint8Array(deltaResultSize(delta));
   applyDeltaInto(base, delta, out, 0);
@@ -2762,16 +2780,8 @@ function applyDeltaInto(base, delta, out, outAt) {
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 128) {
-      let offset = 0;
-      let length = 0;
-      if (op & 1) offset |= delta[p++];
-      if (op & 2) offset |= delta[p++] << 8;
-      if (op & 4) offset |= delta[p++] << 16;
-      if (op & 8) offset += delta[p++] * 2 ** 24;
-      if (op & 16) length |= delta[p++];
-      if (op & 32) length |= delta[p++] << 8;
-      if (op & 64) length |= delta[p++] << 16;
-      if (length === 0) length = 65536;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || o + length > end) throw corrupt("a delta copies outside its base");
       if (length > 64) out.set(base.subarray(offset, offset + length), o);
       else for (let i = 0; i < length; i++) out[o + i] = base[offset + i];
@@ -2807,16 +2817,8 @@ function applyDeltaStreaming(base, delta, sink, buffer) {
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 128) {
-      let offset = 0;
-      let length = 0;
-      if (op & 1) offset |= delta[p++];
-      if (op & 2) offset |= delta[p++] << 8;
-      if (op & 4) offset |= delta[p++] << 16;
-      if (op & 8) offset += delta[p++] * 2 ** 24;
-      if (op & 16) length |= delta[p++];
-      if (op & 32) length |= delta[p++] << 8;
-      if (op & 64) length |= delta[p++] << 16;
-      if (length === 0) length = 65536;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || produced + length > size) throw corrupt("a delta copies outside its base");
       produced += length;
       if (base instanceof SpilledBase) {
@@ -6928,7 +6930,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-QUIO72QC.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-YVD2ERRW.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -7219,7 +7221,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-YNGTC7XD.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-ZPPKZR7R.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -7422,7 +7424,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-UBIJVLF4.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-NXRJ2RSZ.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7716,7 +7718,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-V2DOSNIA.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-YW53UORS.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7791,7 +7793,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-V2DOSNIA.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-YW53UORS.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -8571,7 +8573,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-F2VH3FR3.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-K2HVUJRY.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8737,8 +8739,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-WUV7TN4P.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-7OBIR4EU.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-6T3JEYUE.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-RN2CGLHX.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8782,7 +8784,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-YNGTC7XD.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-ZPPKZR7R.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8808,11 +8810,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-YNGTC7XD.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-ZPPKZR7R.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-WUV7TN4P.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-Y533O3UT.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-6T3JEYUE.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-64EAWVGE.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8835,7 +8837,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-ITIJDUWM.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-F2WVM46V.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

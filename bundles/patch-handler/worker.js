@@ -3327,6 +3327,24 @@ function readVarint(data, at) {
   } while (byte & 128);
   return value;
 }
+var copy = {
+  offset: 0,
+  length: 0
+};
+function readCopy(delta, op, p) {
+  let offset = 0;
+  let length = 0;
+  if (op & 1) offset |= delta[p++];
+  if (op & 2) offset |= delta[p++] << 8;
+  if (op & 4) offset |= delta[p++] << 16;
+  if (op & 8) offset += delta[p++] * 2 ** 24;
+  if (op & 16) length |= delta[p++];
+  if (op & 32) length |= delta[p++] << 8;
+  if (op & 64) length |= delta[p++] << 16;
+  copy.offset = offset;
+  copy.length = length === 0 ? 65536 : length;
+  return p;
+}
 function applyDelta(base, delta) {
   const out = new Uint8Array(deltaResultSize(delta));
   applyDeltaInto(base, delta, out, 0);
@@ -3353,16 +3371,8 @@ function applyDeltaInto(base, delta, out, outAt) {
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 128) {
-      let offset = 0;
-      let length = 0;
-      if (op & 1) offset |= delta[p++];
-      if (op & 2) offset |= delta[p++] << 8;
-      if (op & 4) offset |= delta[p++] << 16;
-      if (op & 8) offset += delta[p++] * 2 ** 24;
-      if (op & 16) length |= delta[p++];
-      if (op & 32) length |= delta[p++] << 8;
-      if (op & 64) length |= delta[p++] << 16;
-      if (length === 0) length = 65536;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || o + length > end) throw corrupt("a delta copies outside its base");
       if (length > 64) out.set(base.subarray(offset, offset + length), o);
       else for (let i = 0; i < length; i++) out[o + i] = base[offset + i];
@@ -3398,16 +3408,8 @@ function applyDeltaStreaming(base, delta, sink, buffer) {
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 128) {
-      let offset = 0;
-      let length = 0;
-      if (op & 1) offset |= delta[p++];
-      if (op & 2) offset |= delta[p++] << 8;
-      if (op & 4) offset |= delta[p++] << 16;
-      if (op & 8) offset += delta[p++] * 2 ** 24;
-      if (op & 16) length |= delta[p++];
-      if (op & 32) length |= delta[p++] << 8;
-      if (op & 64) length |= delta[p++] << 16;
-      if (length === 0) length = 65536;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || produced + length > size) throw corrupt("a delta copies outside its base");
       produced += length;
       if (base instanceof SpilledBase) {
@@ -9753,7 +9755,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-OMBTKNOX.js", import.meta.url).href)
+    git: await import(new URL("./api-H4WRXEUD.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9803,7 +9805,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-OMBTKNOX.js", import.meta.url).href)
+    git: await import(new URL("./api-H4WRXEUD.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -1055,6 +1055,29 @@ function readVarint(data: Uint8Array, at: { p: number }): number {
   return value;
 }
 
+/** The copy instruction just read by `readCopy`: where in the base, and how many bytes. */
+const copy = { offset: 0, length: 0 };
+
+/**
+ * Reads the operands of git's delta copy instruction `op` (its bits say which offset and length
+ * bytes follow) from `delta` at `p` into `copy`; returns the position after them. A length of 0
+ * means 0x10000, as git's patch-delta.c reads it.
+ */
+function readCopy(delta: Uint8Array, op: number, p: number): number {
+  let offset = 0;
+  let length = 0;
+  if (op & 0x01) offset |= delta[p++];
+  if (op & 0x02) offset |= delta[p++] << 8;
+  if (op & 0x04) offset |= delta[p++] << 16;
+  if (op & 0x08) offset += delta[p++] * 2 ** 24;
+  if (op & 0x10) length |= delta[p++];
+  if (op & 0x20) length |= delta[p++] << 8;
+  if (op & 0x40) length |= delta[p++] << 16;
+  copy.offset = offset;
+  copy.length = length === 0 ? 0x10000 : length;
+  return p;
+}
+
 /** git's delta format: copy ranges of the base and insert literal bytes. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
   const out = new Uint8Array(deltaResultSize(delta));
@@ -1085,16 +1108,8 @@ export function applyDeltaInto(base: Uint8Array, delta: Uint8Array, out: Uint8Ar
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 0x80) {
-      let offset = 0;
-      let length = 0;
-      if (op & 0x01) offset |= delta[p++];
-      if (op & 0x02) offset |= delta[p++] << 8;
-      if (op & 0x04) offset |= delta[p++] << 16;
-      if (op & 0x08) offset += delta[p++] * 2 ** 24;
-      if (op & 0x10) length |= delta[p++];
-      if (op & 0x20) length |= delta[p++] << 8;
-      if (op & 0x40) length |= delta[p++] << 16;
-      if (length === 0) length = 0x10000;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || o + length > end) throw corrupt("a delta copies outside its base");
       // Short copies byte by byte: a subarray and set() cost more than the loop for them.
       if (length > 64) out.set(base.subarray(offset, offset + length), o);
@@ -1145,16 +1160,8 @@ export function applyDeltaStreaming(
   while (p < delta.length) {
     const op = delta[p++];
     if (op & 0x80) {
-      let offset = 0;
-      let length = 0;
-      if (op & 0x01) offset |= delta[p++];
-      if (op & 0x02) offset |= delta[p++] << 8;
-      if (op & 0x04) offset |= delta[p++] << 16;
-      if (op & 0x08) offset += delta[p++] * 2 ** 24;
-      if (op & 0x10) length |= delta[p++];
-      if (op & 0x20) length |= delta[p++] << 8;
-      if (op & 0x40) length |= delta[p++] << 16;
-      if (length === 0) length = 0x10000;
+      p = readCopy(delta, op, p);
+      const { offset, length } = copy;
       if (offset + length > base.length || produced + length > size) throw corrupt("a delta copies outside its base");
       produced += length;
       if (base instanceof SpilledBase) {

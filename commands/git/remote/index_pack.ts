@@ -73,6 +73,18 @@ function corruptPack(message: string): PtermError {
   );
 }
 
+/** Runs `inflate`; the inflater's own errors say the pack's data is bad, anything else (the call's signal) goes on. */
+function inflating<T>(inflate: () => T): T {
+  try {
+    return inflate();
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith("inflate:")) {
+      throw corruptPack("an object cannot be inflated");
+    }
+    throw error;
+  }
+}
+
 /** Writes the stream to `file` (the caller closes it), returning its size and the SHA-1 of all but its last 20 bytes (the pack trailer). */
 async function spool(
   chunks: AsyncIterable<Uint8Array>,
@@ -530,19 +542,14 @@ function indexEntries(
       // compressed bytes are never held whole beside it.
       const piece = sequential ? WINDOW_BYTES : RANDOM_WINDOW_BYTES;
       lastInput = null;
-      try {
-        return at + inflateIntoStreaming(
+      return at + inflating(() =>
+        inflateIntoStreaming(
           (offset) => reader.bytes(at + offset, Math.max(0, Math.min(piece, dataEnd - at - offset)), sequential),
           out,
           outAt,
           size,
-        );
-      } catch (error) {
-        if (error instanceof Error && error.message.startsWith("inflate:")) {
-          throw corruptPack("an object cannot be inflated");
-        }
-        throw error;
-      }
+        )
+      );
     }
     for (;;) {
       // An object larger than the window is read on its own (the window keeps its size).
@@ -574,26 +581,19 @@ function indexEntries(
   const streamBlob = (i: number): number => {
     const at = offsets[i] + headerBytes[i];
     const size = sizes[i];
-    streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
+    const buffer = streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
     sha1.reset().update(headerOf(BLOB, size));
-    let end: number;
-    try {
-      end = at + inflateStreaming(
+    const end = at + inflating(() =>
+      inflateStreaming(
         (offset) => reader.bytes(at + offset, Math.max(0, Math.min(WINDOW_BYTES, dataEnd - at - offset))),
         size,
         (chunk) => {
           sha1.update(chunk);
           options.signal?.throwIfAborted();
         },
-        streamBuffer,
-      );
-    } catch (error) {
-      // The inflater's own errors say the data is bad; anything else (the call's signal) goes on.
-      if (error instanceof Error && error.message.startsWith("inflate:")) {
-        throw corruptPack("an object cannot be inflated");
-      }
-      throw error;
-    }
+        buffer,
+      )
+    );
     sha1.digestInto(oids, i * 20);
     types[i] = BLOB;
     decodedSizes[i] = size;
@@ -770,20 +770,15 @@ function indexEntries(
       const size = sizes[baseEntry];
       const buffer = streamBuffer ??= new Uint8Array(STREAM_BUFFER_BYTES);
       const base = SpilledBase.create(spillDir, size, (write) => {
-        try {
+        inflating(() =>
           inflateStreaming(
             (offset) =>
               reader.bytes(at + offset, Math.max(0, Math.min(RANDOM_WINDOW_BYTES, dataEnd - at - offset)), false),
             size,
             write,
             buffer,
-          );
-        } catch (error) {
-          if (error instanceof Error && error.message.startsWith("inflate:")) {
-            throw corruptPack("an object cannot be inflated");
-          }
-          throw error;
-        }
+          )
+        );
       });
       if (!base) return false;
       spill = { entry: baseEntry, base };
