@@ -2385,6 +2385,7 @@ var Sandbox = class {
         } : {},
         progress: options.onProgress !== void 0
       };
+      const residentAtStart = Deno.memoryUsage().rss;
       worker.postMessage({
         type: "run",
         job: sent,
@@ -2411,7 +2412,7 @@ var Sandbox = class {
       });
       const ceiling = job.limits.memory_bytes;
       const overCeiling = () => {
-        if (Deno.memoryUsage().rss <= ceiling) return;
+        if (Deno.memoryUsage().rss - residentAtStart <= ceiling) return;
         finish2({
           ...captured(),
           kind: "failed",

@@ -276,6 +276,8 @@ export class Sandbox {
       };
 
       const sent = { ...job, ...(this.#onIdle ? { warm: true } : {}), progress: options.onProgress !== undefined };
+      // The process's resident memory as the command starts: its ceiling is on what the process gains from here.
+      const residentAtStart = Deno.memoryUsage().rss;
       worker.postMessage({ type: "run", job: sent, seq } satisfies ToWorker);
 
       // Armed after the job is on its way: the first timer of a process costs ~0.5 ms, better
@@ -296,14 +298,16 @@ export class Sandbox {
 
       // The memory ceiling: V8 aborts the whole process when one isolate runs out of heap, and a
       // Deno Worker takes no resourceLimits (measured on 2.9.6: the option is ignored). So the
-      // kernel watches the process's resident memory while the command runs and stops the command
-      // with an envelope well before that point. Watched only from MEMORY_WATCH_AFTER_MS on: a
+      // kernel watches how much the process's resident memory grows while the command runs and stops
+      // the command with an envelope well before that point. Growth, not the whole: a long-lived
+      // process (`pterm mcp`, `pterm server`) keeps memory earlier calls freed (the allocator does not
+      // always give it back), which is no call's own and must not stop the next one. Watched only from MEMORY_WATCH_AFTER_MS on: a
       // short call never pays for a timer. Each tick arms the next with AbortSignal.timeout, not
       // setInterval: the first setInterval or setTimeout of a process loads Deno's Node timers
       // (measured: 5–20 ms of the kernel's thread), which every call longer than 100 ms paid.
       const ceiling = job.limits.memory_bytes;
       const overCeiling = () => {
-        if (Deno.memoryUsage().rss <= ceiling) return;
+        if (Deno.memoryUsage().rss - residentAtStart <= ceiling) return;
         finish({
           ...captured(),
           kind: "failed",

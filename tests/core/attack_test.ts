@@ -521,6 +521,22 @@ Deno.test("a command that allocates without bound gets an InputTooLarge envelope
   assert.equal(record.error_code, "InputTooLarge");
 });
 
+Deno.test("memory the process held before a call does not count against it: a long-lived process above the ceiling still runs calls", async () => {
+  await using dir = await makeRoot();
+  await Deno.writeTextFile(join(dir.path, "pterm.json"), JSON.stringify({ limits: { memory_bytes: 128 * 2 ** 20 } }));
+  // What a server keeps from earlier calls (the allocator does not always give freed memory back): here, held live.
+  let held: Uint8Array | null = new Uint8Array(400 * 2 ** 20).fill(1);
+  try {
+    assert.ok(Deno.memoryUsage().rss > 128 * 2 ** 20);
+    // Long enough for the watch (from 100 ms on) to look several times.
+    const env = await exec(dir.path, "probe sleep --ms 400", probe);
+    assert.equal(env.exit_code, 0, env.stderr);
+    assert.equal(held[held.length - 1], 1);
+  } finally {
+    held = null;
+  }
+});
+
 Deno.test("the timeout holds while the command thrashes the garbage collector", async () => {
   await using dir = await makeRoot();
   const run = await cli(["exec", "--root", dir.path, "--timeout-ms", "1500", "probe thrash --mb 100"], {
