@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-XIFRKJG3.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-GA54FVK7.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7591,7 +7591,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-YBL3NMIY.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-6TUKGOPH.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -16806,7 +16806,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-GHXOZROB.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-CNTT227V.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16830,7 +16830,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-5HV4PTC4.js", import.meta.url).href)
+      git: await import(new URL("./api-FW5HU46S.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -17017,6 +17017,9 @@ async function diffText(ctx, repoRel) {
   if (named2.length === 0) return ctx.stdinBytes ? decodeLossless(ctx.stdinBytes) : ctx.stdin ?? "";
   let text = "";
   for (const path of named2) {
+    if (repoRel !== "." && (path.startsWith("/") || path.split("/").includes(".."))) {
+      throw new PtermError("PathEscape", `git apply: the diff file \`${path}\` is read in the repository ${repoRel}, and a path may not leave it (no .. segment, not absolute). Send the diff on stdin instead: \`git apply --repo ${repoRel}\` with the diff's text as the call's stdin \u2014 or move the file into ${repoRel}.`);
+    }
     const given = repoRel === "." || path.startsWith("/") ? path : `${repoRel}/${path}`;
     const file = await ctx.workspace.resolve(given, "read", {
       label: "the diff file"

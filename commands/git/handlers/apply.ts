@@ -260,6 +260,15 @@ async function diffText(ctx: Parameters<typeof gitApply>[0], repoRel: string): P
   let text = "";
   for (const path of named) {
     // Relative to the repository, as git reads it in the repository (`git -C <repository> apply <file>`).
+    if (repoRel !== "." && (path.startsWith("/") || path.split("/").includes(".."))) {
+      // No path leaves where it is read; a diff kept elsewhere in the workspace comes in on stdin.
+      throw new PtermError(
+        "PathEscape",
+        `git apply: the diff file \`${path}\` is read in the repository ${repoRel}, and a path may not leave it ` +
+          `(no .. segment, not absolute). Send the diff on stdin instead: \`git apply --repo ${repoRel}\` with the ` +
+          `diff's text as the call's stdin — or move the file into ${repoRel}.`,
+      );
+    }
     const given = repoRel === "." || path.startsWith("/") ? path : `${repoRel}/${path}`;
     const file = await ctx.workspace.resolve(given, "read", { label: "the diff file" });
     if (!file.exists) {

@@ -72,6 +72,21 @@ Deno.test("git apply: the work tree only, as git (the index stays at HEAD); -R w
   assert.equal(git(root.path, "status", "--porcelain").stdout, "");
 });
 
+Deno.test("git -C <repo> apply ../x.diff: refused with the line that works, and that line (the diff on stdin) applies it", async () => {
+  await using root = await makeRoot();
+  await Deno.mkdir(`${root.path}/proj`);
+  const diff = await setUp(`${root.path}/proj`);
+  await Deno.writeTextFile(`${root.path}/fix.diff`, diff);
+  const refused = await exec(root.path, "git -C proj apply ../fix.diff");
+  assert.equal(refused.error_code, "PathEscape");
+  assert.match(refused.stderr, /read in the repository proj/);
+  assert.match(refused.stderr, /`git apply --repo proj` with the diff's text as the call's stdin/);
+  assert.equal(git(`${root.path}/proj`, "status", "--porcelain").stdout, "");
+  // What the message says to run.
+  await execOk(root.path, "git apply --repo proj", { stdin: await Deno.readTextFile(`${root.path}/fix.diff`) });
+  assert.equal(git(`${root.path}/proj`, "status", "--porcelain").stdout, " M app.py\n?? NOTES.md\n");
+});
+
 Deno.test("git apply refused: git's error lines, exit 1, nothing written; real git status stays clean and a retry still fails the same", async () => {
   await using root = await makeRoot();
   const diff = await setUp(root.path);
