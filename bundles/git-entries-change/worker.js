@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-GA54FVK7.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-77IVWQ2Z.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7591,7 +7591,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-6TUKGOPH.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-2PDBVQJX.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -16057,7 +16057,7 @@ var HunkError = class extends Error {
   }
 };
 function squash(line) {
-  return line.replace(/\r$/, "").trim().replace(/\s+/g, " ");
+  return line.replace(/\r$/, "").replace(/^[ \t\f\v\r]+|[ \t\f\v\r]+$/g, "").replace(/[ \t\f\v\r]+/g, " ");
 }
 var FUZZY_LINE = 0.5;
 var FUZZY_MEAN = 0.7;
@@ -16120,20 +16120,29 @@ function applyHunks(doc, hunks, options = {}) {
   const reapply = () => options.reapply === true || byteExact();
   hunks.forEach((givenHunk, h) => {
     const number = h + 1;
-    const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
+    let { hunk, bomOld, bomNew } = withoutBom(givenHunk);
     if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
       doc.splice(0, 0, [
         ""
       ]);
       doc.finalNewline = false;
     }
-    const old = hunk.lines.filter((l) => l.kind !== "+");
+    let old = hunk.lines.filter((l) => l.kind !== "+");
     let expected = null;
     if (hunk.oldStart !== null) {
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
+    let placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
+    if (!options.gitStrict && (bomOld || bomNew) && placed.pos !== 0) {
+      ({ hunk, bomOld, bomNew } = {
+        hunk: givenHunk,
+        bomOld: false,
+        bomNew: false
+      });
+      old = hunk.lines.filter((l) => l.kind !== "+");
+      placed = place(doc, hunk, old, expected, written, number, index, reapply);
+    }
     const { pos, lines, strategy } = placed;
     if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
       const after = hunk.lines.filter((l) => l.kind !== "-");
@@ -16806,7 +16815,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-CNTT227V.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-PXKKDSXA.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16830,7 +16839,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-FW5HU46S.js", import.meta.url).href)
+      git: await import(new URL("./api-LW2IMVBU.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

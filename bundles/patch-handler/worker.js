@@ -4366,7 +4366,7 @@ var HunkError = class extends Error {
   }
 };
 function squash(line) {
-  return line.replace(/\r$/, "").trim().replace(/\s+/g, " ");
+  return line.replace(/\r$/, "").replace(/^[ \t\f\v\r]+|[ \t\f\v\r]+$/g, "").replace(/[ \t\f\v\r]+/g, " ");
 }
 var FUZZY_LINE = 0.5;
 var FUZZY_MEAN = 0.7;
@@ -4429,20 +4429,29 @@ function applyHunks(doc, hunks, options = {}) {
   const reapply = () => options.reapply === true || byteExact();
   hunks.forEach((givenHunk, h) => {
     const number = h + 1;
-    const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
+    let { hunk, bomOld, bomNew } = withoutBom(givenHunk);
     if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
       doc.splice(0, 0, [
         ""
       ]);
       doc.finalNewline = false;
     }
-    const old = hunk.lines.filter((l) => l.kind !== "+");
+    let old = hunk.lines.filter((l) => l.kind !== "+");
     let expected = null;
     if (hunk.oldStart !== null) {
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
+    let placed = options.gitStrict ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero) : place(doc, hunk, old, expected, written, number, index, reapply);
+    if (!options.gitStrict && (bomOld || bomNew) && placed.pos !== 0) {
+      ({ hunk, bomOld, bomNew } = {
+        hunk: givenHunk,
+        bomOld: false,
+        bomNew: false
+      });
+      old = hunk.lines.filter((l) => l.kind !== "+");
+      placed = place(doc, hunk, old, expected, written, number, index, reapply);
+    }
     const { pos, lines, strategy } = placed;
     if (!options.gitStrict && pos === 0 && bomOld !== bomNew && doc.bom === bomNew && !reapply()) {
       const after = hunk.lines.filter((l) => l.kind !== "-");
@@ -9755,7 +9764,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-H4WRXEUD.js", import.meta.url).href)
+    git: await import(new URL("./api-BIK7BRTU.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9805,7 +9814,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-H4WRXEUD.js", import.meta.url).href)
+    git: await import(new URL("./api-BIK7BRTU.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

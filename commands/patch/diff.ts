@@ -573,8 +573,13 @@ export class HunkError extends Error {
   }
 }
 
+/**
+ * A line with its runs of white space as one space and none at its ends. White space is ASCII's (space, tab, form
+ * feed, vertical tab, carriage return), as GNU patch -l and git apply --ignore-whitespace read it: JavaScript's `\s`
+ * and `trim()` take U+FEFF and the other Unicode spaces too, and a line of a BOM and `}` would match a line of `}`.
+ */
 function squash(line: string): string {
-  return line.replace(/\r$/, "").trim().replace(/\s+/g, " ");
+  return line.replace(/\r$/, "").replace(/^[ \t\f\v\r]+|[ \t\f\v\r]+$/g, "").replace(/[ \t\f\v\r]+/g, " ");
 }
 
 /** The similarity a context line needs in the fuzzy pass, and the average the hunk needs. */
@@ -696,22 +701,29 @@ export function applyHunks(doc: TextDoc, hunks: readonly Hunk[], options: ApplyO
   const reapply = () => options.reapply === true || byteExact();
   hunks.forEach((givenHunk, h) => {
     const number = h + 1;
-    const { hunk, bomOld, bomNew } = withoutBom(givenHunk);
+    let { hunk, bomOld, bomNew } = withoutBom(givenHunk);
     // A file of a BOM alone is one line to git (the BOM, no newline) and none to the doc: give the
     // hunk that line to match.
     if ((bomOld || bomNew) && doc.bom && doc.length === 0) {
       doc.splice(0, 0, [""]);
       doc.finalNewline = false;
     }
-    const old = hunk.lines.filter((l) => l.kind !== "+");
+    let old = hunk.lines.filter((l) => l.kind !== "+");
     let expected: number | null = null;
     if (hunk.oldStart !== null) {
       const stated = old.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
       expected = stated + sizeDelta + drift;
     }
-    const placed = options.gitStrict
+    let placed = options.gitStrict
       ? placeAsGit(doc, hunk, old, written, number, bomOld, options.gitStrict.unidiffZero)
       : place(doc, hunk, old, expected, written, number, index, reapply);
+    if (!options.gitStrict && (bomOld || bomNew) && placed.pos !== 0) {
+      // A BOM is the file's first bytes: a hunk placed anywhere else has U+FEFF as a character of its
+      // line, matched and written as it is (git apply compares it as a byte of the line too).
+      ({ hunk, bomOld, bomNew } = { hunk: givenHunk, bomOld: false, bomNew: false });
+      old = hunk.lines.filter((l) => l.kind !== "+");
+      placed = place(doc, hunk, old, expected, written, number, index, reapply);
+    }
     const { pos, lines, strategy } = placed;
     // A hunk that adds or removes the file's BOM, on a file whose BOM is already as the hunk leaves it and
     // whose first lines are already the hunk's result, ran before: the lines match without the BOM either way

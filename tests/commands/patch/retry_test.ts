@@ -119,6 +119,29 @@ Deno.test("a diff that adds lines and a BOM before a first line it keeps, applie
   assert.equal((await git(dir.path, "diff", "--numstat")).trim(), "3\t0\tnotes.c");
 });
 
+Deno.test("a -U0 diff whose removed first line carries the BOM, applied twice: refused, as git apply refuses it; the BOM line matches no line without it", async () => {
+  // Without its BOM the removed line is `}`, which the result holds further down: placed there, the
+  // retry would add the lines again. A BOM belongs to the file's start, and U+FEFF is no white space.
+  await using dir = await makeRoot();
+  await git(dir.path, "init", "-q", "-b", "main");
+  await writeTree(dir.path, { "a.c": "\ufeff}\nline 2\n" });
+  await git(dir.path, "add", "-A");
+  await git(dir.path, "commit", "-q", "-m", "a");
+  const result = "\ufeffline 1\ntrailing space  \n}\nline 2\n";
+  await Deno.writeTextFile(`${dir.path}/a.c`, result);
+  const diff = await git(dir.path, "diff", "-U0");
+  await git(dir.path, "checkout", "-q", "--", "a.c");
+  const first = await apply(dir.path, diff);
+  assert.equal(first.exit_code, 0, first.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/a.c`), result);
+  assert.notEqual((await gitRaw(dir.path, ["apply", "--check", "--unidiff-zero", "-"], diff)).code, 0);
+  const second = await apply(dir.path, diff);
+  assert.notEqual(second.exit_code, 0, "a second run was accepted");
+  assert.equal(await Deno.readTextFile(`${dir.path}/a.c`), result);
+  // The user's next step: real git sees the one change, made once.
+  assert.equal((await git(dir.path, "diff", "--numstat")).trim(), "3\t1\ta.c");
+});
+
 Deno.test("a codex patch applied twice is AlreadyApplied; --reapply applies it once more on purpose", async () => {
   await using dir = await makeRoot();
   await calcRepo(dir.path);
