@@ -301,8 +301,8 @@ export class Sandbox {
       // kernel watches how much the process's resident memory grows while the command runs and stops
       // the command with an envelope well before that point. Growth, not the whole: a long-lived
       // process (`pterm mcp`, `pterm server`) keeps memory earlier calls freed (the allocator does not
-      // always give it back), which is no call's own and must not stop the next one. Watched only from MEMORY_WATCH_AFTER_MS on: a
-      // short call never pays for a timer. Each tick arms the next with AbortSignal.timeout, not
+      // always give it back), which is no call's own and must not stop the next one. Watched only
+      // from MEMORY_WATCH_AFTER_MS on: a short call never pays for a timer. Each tick arms the next with AbortSignal.timeout, not
       // setInterval: the first setInterval or setTimeout of a process loads Deno's Node timers
       // (measured: 5–20 ms of the kernel's thread), which every call longer than 100 ms paid.
       const ceiling = job.limits.memory_bytes;
