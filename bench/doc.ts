@@ -7,6 +7,8 @@
  *      - `pterm exec` as a whole process (cold: process start, kernel, sandbox worker, PDF.js);
  *      - the same with V8's code cache turned off (`deno run --no-code-cache`), which shows what
  *        Deno's code cache (on by default) already saves;
+ *      - `pterm exec` through the root's session server (`pterm server start`: the warm path of
+ *        scripts), and `hello` the same way: "warm engine" = warm exec minus warm hello;
  *      - one call through a warm `pterm mcp` server (the engine stays loaded between calls);
  *      - `pterm hello`, the start-up floor every `pterm exec` number includes.
  *      "engine" = pterm exec minus pterm hello. Targets: engine ≤ 3× pdftotext at every size,
@@ -82,6 +84,8 @@ const pruneRuns: Subject["before"] = async () => {
   await Deno.remove(`${ROOT}audit`, { recursive: true }).catch(() => {});
 };
 const pterm = (line: string): Subject["cmd"] => ptermCommand("exec", "--root", ROOT, line);
+/** A cold `pterm exec`: not handed to the root's session server, which part A starts for its warm rows. */
+const COLD = { PTERM_SERVER: "off" };
 const ptermNoCodeCache = (line: string): Subject["cmd"] => {
   const cmd = ptermCommand("exec", "--root", ROOT, line);
   return [cmd[0], cmd[1], "--no-code-cache", ...cmd.slice(2)];
@@ -124,6 +128,7 @@ async function cpuMedians(subjects: readonly Subject[], runs: number): Promise<(
       await subject.before?.();
       const out = new Deno.Command("bash", {
         args: ["-c", '"$@" >/dev/null 2>&1; status=$?; times; exit $status', "cpu", ...subject.cmd],
+        env: subject.env,
         stdout: "piped",
         stderr: "null",
       }).outputSync();
@@ -160,9 +165,11 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
   const pdfs = preparePdfs();
   const server = await warmServer();
   const summary: string[] = [
-    "| PDF | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext | exec ÷ pdftotext | warm mcp | mcp ÷ pdftotext |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| PDF | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext | exec ÷ pdftotext | warm exec | warm engine (warm exec − warm hello) | warm engine ÷ pdftotext | warm mcp | mcp ÷ pdftotext |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
+  // The root's session server, for the warm rows; the cold ones keep it out ($PTERM_SERVER=off).
+  run(Deno.execPath(), ...ptermArgs(["server", "start", "--root", ROOT]));
   for (const pdf of pdfs) {
     const line = `doc extract --in ${pdf.name} --mode text --out out/${pdf.name}.txt`;
     console.log(
@@ -172,14 +179,26 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
       name: "pdftotext",
       cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${pdf.name}`, `${ROOT}out/poppler.txt`],
     };
-    const execSubject: Subject = { name: "pterm exec doc extract --mode text", cmd: pterm(line), before: pruneRuns };
-    const helloSubject: Subject = { name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns };
+    const execSubject: Subject = {
+      name: "pterm exec doc extract --mode text",
+      cmd: pterm(line),
+      env: COLD,
+      before: pruneRuns,
+    };
+    const helloSubject: Subject = {
+      name: "pterm hello (start-up floor)",
+      cmd: pterm("hello"),
+      env: COLD,
+      before: pruneRuns,
+    };
     const timings: Timing[] = await timeSubjects(
       [
         poppler,
         execSubject,
-        { name: "  the same, --no-code-cache", cmd: ptermNoCodeCache(line), before: pruneRuns },
+        { name: "  the same, --no-code-cache", cmd: ptermNoCodeCache(line), env: COLD, before: pruneRuns },
         helloSubject,
+        { name: "  warm exec (the root's session server)", cmd: pterm(line), before: pruneRuns },
+        { name: "  warm exec hello", cmd: pterm("hello"), before: pruneRuns },
       ],
       RUNS,
       1,
@@ -191,7 +210,7 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
       if (i > 0) mcpRuns.push(elapsed); // the first call loads the engine
     }
     console.log(table(timings, "pdftotext"));
-    const [popplerMs, exec, , hello] = timings.map((t) => t.median);
+    const [popplerMs, exec, , hello, warmExec, warmHello] = timings.map((t) => t.median);
     const warm = median(mcpRuns);
     console.log(
       `\nwarm pterm mcp: median ${ms(warm)} over ${mcpRuns.length} calls (${(warm / popplerMs).toFixed(2)}× pdftotext)`,
@@ -204,10 +223,13 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
         cpu(engineCpu)
       } | ${((exec - hello) / popplerMs).toFixed(1)}×${cpuRatio} | ${
         (exec / popplerMs).toFixed(1)
-      }×${wholeCpuRatio} | ${ms(warm)} | ${(warm / popplerMs).toFixed(1)}× |`,
+      }×${wholeCpuRatio} | ${ms(warmExec)} | ${ms(warmExec - warmHello)} | ${
+        ((warmExec - warmHello) / popplerMs).toFixed(1)
+      }× | ${ms(warm)} | ${(warm / popplerMs).toFixed(1)}× |`,
     );
   }
   await server.close();
+  run(Deno.execPath(), ...ptermArgs(["server", "stop", "--root", ROOT]));
 
   /**
    * Real PDFs of other producers (test fixtures), so the numbers above are not one producer's: for

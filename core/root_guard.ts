@@ -17,6 +17,8 @@ export interface CodeLocation {
   readonly what: string;
   /** A root may lie inside it (pterm's repository folder: its own `.agents` holds no code). */
   readonly rootMayBeInside?: boolean;
+  /** The path is already canonical: nothing is looked up for it. */
+  readonly canonical?: boolean;
 }
 
 const REPO = new URL("../", import.meta.url);
@@ -71,8 +73,17 @@ export function ptermCodeLocations(): CodeLocation[] {
   if (REPO.protocol === "file:") {
     const repo = fromFileUrl(REPO);
     locations.push({ path: repo, what: "pterm's own code", rootMayBeInside: true });
+    // An entry this install lacks (a package without main.ts) is placed under the repository's real
+    // path without being looked up: a failed lookup throws, and the first exception of a process costs
+    // milliseconds on this hot path (V8 re-parses the functions on the stack for their source positions).
+    const present = folderEntries(repo);
+    const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
-      locations.push({ path: join(repo, entry), what: "pterm's own code" });
+      if (realRepo !== null && !present!.has(entry)) {
+        locations.push({ path: join(realRepo, entry), what: "pterm's own code", canonical: true });
+      } else {
+        locations.push({ path: join(repo, entry), what: "pterm's own code" });
+      }
     }
   }
   const cache = denoCacheDir();
@@ -81,6 +92,15 @@ export function ptermCodeLocations(): CodeLocation[] {
     locations.push({ path: Deno.execPath(), what: "the program running pterm" });
   } catch { /* no permission to ask: the repository and the cache are still covered */ }
   return locations;
+}
+
+/** The names in a folder; null when it cannot be listed. */
+function folderEntries(folder: string): Set<string> | null {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
 }
 
 /** The path with symlinks resolved as far as it exists (a root may not exist yet). */
@@ -112,7 +132,7 @@ function isWithin(outer: string, inner: string): boolean {
 export function assertRootHoldsNoPtermCode(root: string, locations = ptermCodeLocations()): void {
   const rootPath = canonical(root);
   for (const location of locations) {
-    const codePath = canonical(location.path);
+    const codePath = location.canonical ? location.path : canonical(location.path);
     if (isWithin(rootPath, codePath)) {
       throw new PtermError(
         "UnsafeRoot",

@@ -321,25 +321,56 @@ async function copyConfig(repo: string, staging: string): Promise<void> {
   for (const file of ["deno.json", "deno.lock"]) await Deno.copyFile(join(repo, file), join(staging, file));
 }
 
-/** main.bundle.js's text, its copy of core/bundles.ts listing `bundles`. */
-async function buildMainBundle(repo: string, bundles: Record<string, string>): Promise<string> {
+/**
+ * The rest of the command line, which main.ts loads lazily once no session server took the call
+ * (hosts/cli/warm_exec.ts): bundled on its own, so that a warm call's process loads only the small
+ * main.bundle.js. main.bundle.js's copy of main.ts loads this bundle in place of the module.
+ */
+export const APP_MODULE = "hosts/cli/app.ts";
+export const APP_BUNDLE = `${BUNDLE_DIR}/app/app.js`;
+
+/**
+ * `entry` and its whole static module graph as one module, to be written at `bundlePath`; `edit`
+ * may change a staged module's source (after its `import.meta.url` is rebased). The bundled copy of
+ * core/bundles.ts lists `bundles`.
+ */
+async function buildWholeBundle(
+  repo: string,
+  entry: string,
+  bundlePath: string,
+  bundles: Record<string, string>,
+  edit: (modulePath: string, source: string) => string = (_path, source) => source,
+): Promise<string> {
   const staging = await Deno.makeTempDir({ prefix: "pterm-bundle-" });
   try {
-    for (const modulePath of await graphOf(repo, ENTRY)) {
+    for (const modulePath of await graphOf(repo, entry)) {
       let source = await Deno.readTextFile(join(repo, modulePath));
       if (modulePath === MANIFEST_MODULE) {
         if (source.split(MANIFEST_LINE).length !== 2) throw new Error(`${MANIFEST_MODULE} must hold: ${MANIFEST_LINE}`);
         source = source.replace(MANIFEST_LINE, () => MANIFEST_LINE.replace("{}", JSON.stringify(bundles)));
       }
       await Deno.mkdir(join(staging, dirname(modulePath)), { recursive: true });
-      await Deno.writeTextFile(join(staging, modulePath), rebaseImportMeta(source, modulePath));
+      await Deno.writeTextFile(
+        join(staging, modulePath),
+        edit(modulePath, rebaseImportMeta(source, modulePath, dirname(bundlePath))),
+      );
     }
     await copyConfig(repo, staging);
-    await run(["bundle", "--quiet", "--platform", "deno", "--output", "out.js", ENTRY], staging);
-    return header(`${ENTRY} and the modules it imports`) + await Deno.readTextFile(join(staging, "out.js"));
+    await run(["bundle", "--quiet", "--platform", "deno", "--output", "out.js", entry], staging);
+    return header(`${entry} and the modules it imports`) + await Deno.readTextFile(join(staging, "out.js"));
   } finally {
     await Deno.remove(staging, { recursive: true });
   }
+}
+
+/** main.bundle.js's text: main.ts's graph, its lazy import of the app pointed at the app's bundle. */
+async function buildMainBundle(repo: string, bundles: Record<string, string>): Promise<string> {
+  const appImport = new RegExp(`(new URL\\(\\s*)"\\./${escapeRegExp(APP_MODULE)}"`, "g");
+  return await buildWholeBundle(repo, ENTRY, BUNDLE, bundles, (modulePath, source) => {
+    if (modulePath !== ENTRY) return source;
+    if (source.match(appImport)?.length !== 1) throw new Error(`${ENTRY} must load ./${APP_MODULE} lazily, once`);
+    return source.replace(appImport, (_match, start: string) => `${start}${JSON.stringify(`./${APP_BUNDLE}`)}`);
+  });
 }
 
 export interface ModuleBundleOptions {
@@ -455,7 +486,10 @@ export async function buildBundles(): Promise<Map<string, string>> {
   const entries = await bundleEntries();
   const modules = await buildModuleBundles(repo, entries);
   const manifest = Object.fromEntries(entries.map(({ module, bundle }) => [module, bundle]));
-  const files = new Map([[BUNDLE, await buildMainBundle(repo, manifest)]]);
+  const files = new Map([
+    [BUNDLE, await buildMainBundle(repo, manifest)],
+    [APP_BUNDLE, await buildWholeBundle(repo, APP_MODULE, APP_BUNDLE, manifest)],
+  ]);
   for (const [path, text] of modules) files.set(path, text);
   return files;
 }

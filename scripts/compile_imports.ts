@@ -13,7 +13,7 @@
  * - one of two loaders whose URL comes from a checked table: core/lazy.ts's `import(url.href)`, which
  *   every lazy import goes through (its callers are checked as above), and the command table's
  *   `lazyImport(new URL(module))` (commands/index.ts), whose modules are the declarations listed in
- *   `DECLARATIONS` or their bundles listed in main.bundle.js's `BUNDLES`: each must exist inside an
+ *   `DECLARATIONS` or their bundles listed in the app bundle's `BUNDLES`: each must exist inside an
  *   included folder.
  *
  * Anything else is a computed import, and the build refuses it (scripts/compile.ts).
@@ -59,14 +59,20 @@ export const REPO_PATH = fileURLToPath(new URL("../", import.meta.url));
 
 /** The modules each table loader may load, relative to the repository: every one must be embedded. */
 function tableModules(
-  entrySource: string,
+  sources: Iterable<string>,
 ): Record<(typeof TABLE_LOADERS)[number]["table"], string[]> {
   const declarations = Object.values(DECLARATIONS).map((declaration) =>
     toPosix(relative(REPO_PATH, fileURLToPath(declaration.module)))
   );
-  // The bundled copy of core/bundles.ts lists each bundled module with its bundle (scripts/bundle.ts).
-  const manifest = /\bvar BUNDLES = (\{[^}]*\});/.exec(entrySource);
-  const bundles = manifest ? Object.values(JSON.parse(manifest[1]) as Record<string, string>) : [];
+  // The bundled copy of core/bundles.ts (in the app's bundle) lists each bundled module with its
+  // bundle (scripts/bundle.ts).
+  const bundles = new Set<string>();
+  for (const source of sources) {
+    const manifest = /\bvar BUNDLES = (\{[^}]*\});/.exec(source);
+    if (manifest) {
+      for (const bundle of Object.values(JSON.parse(manifest[1]) as Record<string, string>)) bundles.add(bundle);
+    }
+  }
   return { DECLARATIONS: [...declarations, ...bundles], lazyImport: [] };
 }
 
@@ -282,7 +288,7 @@ export async function embeddingProblems(
   const inIncluded = (path: string) => path === entry || includedDirs.some((dir) => path.startsWith(`${dir}/`));
   const problems: string[] = [];
   for (
-    const [table, loaded] of Object.entries(tableModules(sources.get(entry)!))
+    const [table, loaded] of Object.entries(tableModules(sources.values()))
   ) {
     for (const path of loaded) {
       if (!inIncluded(path) || !sources.has(path)) {

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  APP_BUNDLE,
   buildBundles,
   buildModuleBundles,
   BUNDLE,
@@ -40,12 +41,12 @@ Deno.test("the generated bundles are what the sources build to (else run `deno t
   assert.deepEqual(stale, [], `stale: ${stale.join(", ")}; run \`deno task bundle\` and commit the result.`);
 });
 
-Deno.test("every declaration and handler module has a bundle, listed in main.bundle.js", async () => {
+Deno.test("every declaration and handler module has a bundle, listed in the app's bundle", async () => {
   const built = await builtOnce();
   const entries = await bundleEntries();
   assert.ok(entries.some((e) => e.module === "commands/git/spec.ts" && e.kind === "declaration"));
   assert.ok(entries.some((e) => e.module === "commands/git/entries/basic.ts" && e.kind === "worker"));
-  const main = built.get(BUNDLE)!;
+  const app = built.get(APP_BUNDLE)!;
   for (const entry of entries) {
     assert.ok(built.has(entry.bundle), `${entry.bundle} is built`);
     // One module at start: the entry imports no other file of its bundle statically.
@@ -55,17 +56,32 @@ Deno.test("every declaration and handler module has a bundle, listed in main.bun
       `${entry.bundle} starts alone`,
     );
     assert.ok(
-      main.includes(`${JSON.stringify(entry.module)}: ${JSON.stringify(entry.bundle)}`),
+      app.includes(`${JSON.stringify(entry.module)}: ${JSON.stringify(entry.bundle)}`),
       `${entry.module} listed`,
     );
   }
   for (const [path, text] of built) {
-    if (!path.startsWith(`${BUNDLE_DIR}/`)) continue;
+    // The app's bundle is the command line as main.ts loads it: its lazy imports (help, commander,
+    // the faces' own modules) load from source, as main.bundle.js's did before it was split.
+    if (!path.startsWith(`${BUNDLE_DIR}/`) || path === APP_BUNDLE) continue;
     // Nothing in a bundle loads a module from source (a second instance of it) or from Deno's cache.
     assert.doesNotMatch(text, /\bimport\s*\(?\s*["'][^"']*\.ts["']/, `${path} imports no .ts module`);
     assert.doesNotMatch(text, /lazyImport\(/, `${path} has no lazyImport left`);
     assert.doesNotMatch(text, /\.cache\/deno|registry\.npmjs\.org/, `${path} bundles no npm package`);
   }
+});
+
+Deno.test("main.bundle.js holds the warm hand-over alone; the kernel and the command table are in the app's bundle", async () => {
+  const built = await builtOnce();
+  const main = built.get(BUNDLE)!;
+  const modules = (text: string) => [...text.matchAll(/^\/\/ ([\w/.-]+\.ts)$/gm)].map((match) => match[1]);
+  // What a call answered by a session server loads: the exec options, the workspace's checks, the socket.
+  assert.ok(modules(main).includes("hosts/cli/warm_exec.ts"));
+  for (const heavy of ["core/runtime.ts", "core/sandbox/sandbox.ts", "core/registry.ts", "commands/index.ts"]) {
+    assert.ok(!modules(main).includes(heavy), `main.bundle.js does not carry ${heavy}`);
+    assert.ok(modules(built.get(APP_BUNDLE)!).includes(heavy), `the app's bundle carries ${heavy}`);
+  }
+  assert.ok(main.length < 60_000, `main.bundle.js stays small (${main.length} bytes)`);
 });
 
 Deno.test("the pterm task runs the bundle, with the same permissions as the compiled binary", async () => {

@@ -251,11 +251,21 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
+    const present = folderEntries(repo);
+    const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
-      locations.push({
-        path: join(repo, entry),
-        what: "pterm's own code"
-      });
+      if (realRepo !== null && !present.has(entry)) {
+        locations.push({
+          path: join(realRepo, entry),
+          what: "pterm's own code",
+          canonical: true
+        });
+      } else {
+        locations.push({
+          path: join(repo, entry),
+          what: "pterm's own code"
+        });
+      }
     }
   }
   const cache = denoCacheDir();
@@ -271,6 +281,13 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
+}
+function folderEntries(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
 }
 function canonical(path2) {
   const missing = [];
@@ -294,7 +311,7 @@ function isWithin(outer, inner) {
 function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
   const rootPath = canonical(root);
   for (const location of locations) {
-    const codePath = canonical(location.path);
+    const codePath = location.canonical ? location.path : canonical(location.path);
     if (isWithin(rootPath, codePath)) {
       throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} contains ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root that holds only the agent's work, e.g. --root ${join(rootPath, ".agents")}.`);
     }
@@ -3661,14 +3678,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-C2QGI3DR.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-CVCRSBND.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-6MQZGHAP.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-URORWIV6.js", import.meta.url).href),
-  html: () => import(new URL("./html-5UWAYDC6.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-7BTZAQES.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-5U253O63.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-HRPBOPLQ.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-5GG2JSM6.js", import.meta.url).href),
+  html: () => import(new URL("./html-JPS6QJ3L.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-FSDAS2JV.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-4AZHC7LB.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-FH3ZUON6.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-ISBN65RH.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3721,7 +3738,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-L44KZGOD.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-3BMNQOCM.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-YG3KC4VT.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-DTXKWDLU.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -284,11 +284,21 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
+    const present = folderEntries(repo);
+    const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
-      locations.push({
-        path: join(repo, entry),
-        what: "pterm's own code"
-      });
+      if (realRepo !== null && !present.has(entry)) {
+        locations.push({
+          path: join(realRepo, entry),
+          what: "pterm's own code",
+          canonical: true
+        });
+      } else {
+        locations.push({
+          path: join(repo, entry),
+          what: "pterm's own code"
+        });
+      }
     }
   }
   const cache = denoCacheDir();
@@ -304,6 +314,13 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
+}
+function folderEntries(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
 }
 function canonical(path) {
   const missing = [];
@@ -327,7 +344,7 @@ function isWithin(outer, inner) {
 function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
   const rootPath = canonical(root);
   for (const location of locations) {
-    const codePath = canonical(location.path);
+    const codePath = location.canonical ? location.path : canonical(location.path);
     if (isWithin(rootPath, codePath)) {
       throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} contains ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root that holds only the agent's work, e.g. --root ${join(rootPath, ".agents")}.`);
     }

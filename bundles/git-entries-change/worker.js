@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-77IVWQ2Z.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4RR2T65W.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -284,11 +284,21 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
+    const present = folderEntries(repo);
+    const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
-      locations.push({
-        path: join(repo, entry),
-        what: "pterm's own code"
-      });
+      if (realRepo !== null && !present.has(entry)) {
+        locations.push({
+          path: join(realRepo, entry),
+          what: "pterm's own code",
+          canonical: true
+        });
+      } else {
+        locations.push({
+          path: join(repo, entry),
+          what: "pterm's own code"
+        });
+      }
     }
   }
   const cache = denoCacheDir();
@@ -304,6 +314,13 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
+}
+function folderEntries(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
 }
 function canonical(path) {
   const missing = [];
@@ -327,7 +344,7 @@ function isWithin(outer, inner) {
 function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
   const rootPath = canonical(root);
   for (const location of locations) {
-    const codePath = canonical(location.path);
+    const codePath = location.canonical ? location.path : canonical(location.path);
     if (isWithin(rootPath, codePath)) {
       throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} contains ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root that holds only the agent's work, e.g. --root ${join(rootPath, ".agents")}.`);
     }
@@ -7591,7 +7608,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-2PDBVQJX.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-P6HQNEZ7.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -16815,7 +16832,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-PXKKDSXA.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-O2E5YULW.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16839,7 +16856,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-LW2IMVBU.js", import.meta.url).href)
+      git: await import(new URL("./api-6KMUITOA.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

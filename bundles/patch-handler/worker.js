@@ -251,11 +251,21 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
+    const present = folderEntries(repo);
+    const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
-      locations.push({
-        path: join(repo, entry),
-        what: "pterm's own code"
-      });
+      if (realRepo !== null && !present.has(entry)) {
+        locations.push({
+          path: join(realRepo, entry),
+          what: "pterm's own code",
+          canonical: true
+        });
+      } else {
+        locations.push({
+          path: join(repo, entry),
+          what: "pterm's own code"
+        });
+      }
     }
   }
   const cache = denoCacheDir();
@@ -271,6 +281,13 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
+}
+function folderEntries(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
 }
 function canonical(path) {
   const missing = [];
@@ -294,7 +311,7 @@ function isWithin(outer, inner) {
 function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
   const rootPath = canonical(root);
   for (const location of locations) {
-    const codePath = canonical(location.path);
+    const codePath = location.canonical ? location.path : canonical(location.path);
     if (isWithin(rootPath, codePath)) {
       throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} contains ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root that holds only the agent's work, e.g. --root ${join(rootPath, ".agents")}.`);
     }
@@ -9764,7 +9781,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-BIK7BRTU.js", import.meta.url).href)
+    git: await import(new URL("./api-UK35N4SN.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9814,7 +9831,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-BIK7BRTU.js", import.meta.url).href)
+    git: await import(new URL("./api-UK35N4SN.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -6,13 +6,11 @@
 
 import { resolve } from "../../core/fs/path.ts";
 import type { Envelope } from "../../core/envelope.ts";
-import { renderText } from "../../core/envelope.ts";
-import { exitCodeFor, formatFailure, PtermError } from "../../core/errors.ts";
+import { PtermError } from "../../core/errors.ts";
 import { parseArgs } from "../../core/flags.ts";
 import { Registry } from "../../core/registry.ts";
 import { loadConfig } from "../../core/config.ts";
 import { parseRequest } from "../../core/request.ts";
-import { newRunId } from "../../core/run_id.ts";
 import { execute } from "../../core/runtime.ts";
 import type { StdinSource } from "../../core/stdin.ts";
 import type { App } from "../../core/host/app.ts";
@@ -20,9 +18,8 @@ import type { CliIo } from "../../core/host/io.ts";
 import { execSpec } from "../../core/host/options.ts";
 import { concatBytes } from "../../core/bytes.ts";
 import { hostCwd, resolveWorkspace } from "../../core/host/workspace.ts";
-import { DEFAULT_LIMITS } from "../../core/limits.ts";
 import { lazyImport } from "../../core/lazy.ts";
-import { callServer, exitingProcessClock, type WireStdin } from "./warm_client.ts";
+import { type ExecCall, failureEnvelope, handToServer, printEnvelope } from "./warm_exec.ts";
 
 /** Upper bound for reading a `--request` document; the stdin limit inside it is enforced later. */
 const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
@@ -52,26 +49,17 @@ function requestText(bytes: Uint8Array): string {
   }
 }
 
-export function failureEnvelope(error: PtermError): Envelope {
-  return {
-    run_id: newRunId(),
-    exit_code: exitCodeFor(error.code),
-    stdout: "",
-    stderr: formatFailure(error.message, error.helpFor ?? "pterm exec"),
-    result: null,
-    artifacts: [],
-    error_code: error.code,
-    duration_ms: 0,
-    truncated: { stdout: false, stderr: false },
-  };
-}
-
-export async function printEnvelope(io: CliIo, envelope: Envelope, asText: boolean): Promise<void> {
-  await io.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
-}
-
-/** Runs `pterm exec <words>`; returns null when the words ask for `--help` (commander renders that). */
-export async function runExec(io: CliIo, app: App, words: readonly string[]): Promise<number | null> {
+/**
+ * Runs `pterm exec <words>`; returns null when the words ask for `--help` (commander renders that).
+ * `warmUnavailable`: why no session server took this call, when main.ts's first step asked one
+ * (hosts/cli/warm_exec.ts); it is not asked twice.
+ */
+export async function runExec(
+  io: CliIo,
+  app: App,
+  words: readonly string[],
+  warmUnavailable?: string,
+): Promise<number | null> {
   const asText = words.includes("--text");
   let envelope: Envelope;
   try {
@@ -133,7 +121,7 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
       }
     }
     const workspace = resolveWorkspace(io, flags.root, flags.session);
-    const warm = await runWarm(io, app, { ...workspace, line, stdin, timeoutMs });
+    const warm = await runWarm(io, app, { ...workspace, line, stdin, timeoutMs }, warmUnavailable);
     if (warm !== null) {
       await printEnvelope(io, warm, asText);
       return warm.exit_code;
@@ -159,19 +147,6 @@ export async function runExec(io: CliIo, app: App, words: readonly string[]): Pr
   return envelope.exit_code;
 }
 
-function wireStdin(stdin: StdinSource): WireStdin {
-  switch (stdin.kind) {
-    case "text":
-      return { kind: "text", text: stdin.text };
-    case "bytes":
-      return { kind: "bytes", base64: stdin.bytes.toBase64() };
-    case "stream":
-      return { kind: "stream" };
-    default:
-      return { kind: "none" };
-  }
-}
-
 /**
  * Whether a call that found no server starts one in the background, for the next calls.
  * $PTERM_SERVER decides for its process — `auto` starts one — and wins over the workspace's pterm.json
@@ -195,30 +170,14 @@ async function startsServer(io: CliIo, app: App, root: string): Promise<boolean>
 
 /**
  * The warm path: the call handed to this root's session server when one of this version is up
- * (hosts/cli/warm_client.ts); null when none takes it and the call runs here, cold. A server that is
- * up is used unless $PTERM_SERVER is `off`; the configuration is read only when none is up (whether
- * to start one), so a warm call loads no more of pterm than it needs to hand the call over.
+ * (hosts/cli/warm_exec.ts); null when none takes it and the call runs here, cold. The configuration
+ * is read only when no server is up (whether to start one), so a warm call loads no more of pterm
+ * than it needs to hand the call over. `unavailable`: the answer of a server already asked.
  */
-async function runWarm(
-  io: CliIo,
-  app: App,
-  call: { root: string; session: string; line: string; stdin: StdinSource; timeoutMs?: number },
-): Promise<Envelope | null> {
-  if (io.env("PTERM_SERVER") === "off") return null;
-  const outcome = await callServer(
-    app.version,
-    {
-      root: call.root,
-      session: call.session,
-      line: call.line,
-      stdin: wireStdin(call.stdin),
-      timeoutMs: call.timeoutMs,
-      color: io.stdoutIsTerminal && !io.env("NO_COLOR"),
-    },
-    () => call.stdin.kind === "stream" ? call.stdin.stream : null,
-    // This process exits once the call is answered (main.ts), so its timers need not be cleared.
-    { maxTimeoutMs: DEFAULT_LIMITS.timeout_ms_max, clock: exitingProcessClock },
-  );
+async function runWarm(io: CliIo, app: App, call: ExecCall, unavailable?: string): Promise<Envelope | null> {
+  const outcome = unavailable === undefined
+    ? await handToServer(io, app.version, call)
+    : { kind: "unavailable" as const, reason: unavailable };
   if (outcome.kind === "answered") return outcome.envelope as unknown as Envelope;
   if (outcome.kind === "failed") return failureEnvelope(outcome.error);
   if (outcome.reason === "no server" && await startsServer(io, app, call.root)) {

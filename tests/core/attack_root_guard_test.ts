@@ -66,6 +66,14 @@ Deno.test("a project that vendors pterm cannot be the root of that pterm; its .a
   assert.equal(await Deno.readTextFile(entry), before, "the vendored kernel is unchanged");
   await assert.rejects(Deno.stat(join(project.path, "audit")), "nothing was written under the refused root");
 
+  // A code entry this copy lacks (it carries no main.ts) is still pterm's: a root there is refused,
+  // and not created.
+  const lacking = join(vendored, "main.ts");
+  const there = await cli(["exec", "--root", join(lacking, "work"), "hello"], { entry, cwd: project.path });
+  assert.equal(there.envelope?.error_code, "UnsafeRoot", there.stderr + there.envelope?.stderr);
+  assert.match(there.envelope?.stderr ?? "", /is inside .*main\.ts \(pterm's own code\)/);
+  await assert.rejects(Deno.stat(lacking), "the refused root was not created");
+
   // What the person does next: the suggested root, the project's .agents folder, works.
   const next = await cli(["exec", "--root", join(project.path, ".agents"), "hello"], { entry, cwd: project.path });
   assert.equal(next.envelope?.exit_code, 0, next.stderr + next.envelope?.stderr);
