@@ -65,13 +65,13 @@ function makeFlavour(windows) {
   const normalize = (path) => {
     if (!windows && path.length > 0 && !NOT_NORMAL_POSIX.test(path)) return path;
     const root = rootOf(path);
-    const absolute2 = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
+    const absolute = root.length > 0 && (isSep(root[root.length - 1]) || root.startsWith("\\\\"));
     const out = [];
     for (const segment of path.slice(rawRootLength(path)).split(splitter)) {
       if (segment === "" || segment === ".") continue;
       if (segment === "..") {
         if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
-        else if (!absolute2) out.push("..");
+        else if (!absolute) out.push("..");
         continue;
       }
       out.push(segment);
@@ -123,14 +123,6 @@ function makeFlavour(windows) {
 var posix = makeFlavour(false);
 var win32 = makeFlavour(true);
 var native = Deno.build.os === "windows" ? win32 : posix;
-function fromFileUrl(url) {
-  const parsed = new URL(url);
-  if (parsed.protocol !== "file:") throw new TypeError(`not a file URL: ${parsed.href}`);
-  const path = decodeURIComponent(parsed.pathname);
-  if (Deno.build.os !== "windows") return path;
-  const local = path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\");
-  return parsed.hostname ? `\\\\${parsed.hostname}${local}` : local;
-}
 var sep = native.sep;
 var isAbsolute = native.isAbsolute;
 var join = native.join;
@@ -388,8 +380,8 @@ function parseArgs(commandPath, spec, words) {
         const hint = didYouMean(name, [
           ...byName.keys()
         ], (n) => {
-          const canonical2 = byName.get(n).name;
-          return canonical2 === n ? `--${n}` : `--${n} (--${canonical2})`;
+          const canonical = byName.get(n).name;
+          return canonical === n ? `--${n}` : `--${n} (--${canonical})`;
         });
         const known = flagSpecs.length ? ` Its flags: ${flagList(flagSpecs)}.` : " It takes no flags.";
         const close = suggest(name, [
@@ -574,159 +566,26 @@ function isValidSessionId(id) {
 
 // core/root_guard.ts
 var REPO = new URL("../", new URL("./core/root_guard.ts", import.meta.url).href);
-function absolute(path) {
-  return resolve(Deno.cwd(), path);
-}
-var REPO_CODE_ENTRIES = [
-  "main.ts",
-  "main.bundle.js",
-  "version.ts",
-  "deno.json",
-  "deno.lock",
-  "core",
-  "commands",
-  "bundles",
-  "hosts",
-  "lib",
-  "skills",
-  "runtime.deno.json",
-  "runtime.deno.lock"
-];
-function envValue(name) {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return void 0;
-  }
-}
-function denoCacheDir() {
-  const configured = envValue("DENO_DIR");
-  if (configured) return absolute(configured);
-  if (Deno.build.os === "windows") {
-    const local = envValue("LOCALAPPDATA");
-    return local ? join(local, "deno") : null;
-  }
-  const home = envValue("HOME");
-  if (Deno.build.os === "darwin") return home ? join(home, "Library", "Caches", "deno") : null;
-  const xdg = envValue("XDG_CACHE_HOME");
-  if (xdg) return join(xdg, "deno");
-  return home ? join(home, ".cache", "deno") : null;
-}
-function ptermCodeLocations() {
-  const locations = [];
-  if (REPO.protocol === "file:") {
-    const repo = fromFileUrl(REPO);
-    locations.push({
-      path: repo,
-      what: "pterm's own code",
-      rootMayBeInside: true
-    });
-    const present = folderEntries(repo);
-    const realRepo = present === null ? null : canonical(repo);
-    for (const entry of REPO_CODE_ENTRIES) {
-      if (realRepo !== null && !present.has(entry)) {
-        locations.push({
-          path: join(realRepo, entry),
-          what: "pterm's own code",
-          canonical: true
-        });
-      } else {
-        locations.push({
-          path: join(repo, entry),
-          what: "pterm's own code"
-        });
-      }
-    }
-  }
-  const cache = denoCacheDir();
-  if (cache) locations.push({
-    path: cache,
-    what: "Deno's module cache, which pterm loads its modules from"
-  });
-  try {
-    locations.push({
-      path: Deno.execPath(),
-      what: "the program running pterm"
-    });
-  } catch {
-  }
-  return locations;
-}
-function folderEntries(folder) {
-  try {
-    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
-  } catch {
-    return null;
-  }
-}
-function canonical(path) {
-  const missing = [];
-  let current = absolute(path);
-  for (; ; ) {
-    try {
-      return join(Deno.realPathSync(current), ...missing.reverse());
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return absolute(path);
-      missing.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
-      current = parent;
-    }
-  }
-}
-function isWithin(outer, inner) {
-  if (outer === inner) return true;
-  const prefix = outer.endsWith("/") || outer.endsWith("\\") ? outer : outer + (outer.includes("\\") ? "\\" : "/");
-  return inner.startsWith(prefix);
-}
-function assertRootHoldsNoPtermCode(root, locations = ptermCodeLocations()) {
-  const rootPath = canonical(root);
-  for (const location of locations) {
-    const codePath = location.canonical ? location.path : canonical(location.path);
-    if (isWithin(rootPath, codePath)) {
-      throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} contains ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root that holds only the agent's work, e.g. --root ${join(rootPath, ".agents")}.`);
-    }
-    if (!location.rootMayBeInside && isWithin(codePath, rootPath)) {
-      throw new PtermError("UnsafeRoot", `the workspace root ${rootPath} is inside ${codePath} (${location.what}): an agent could rewrite the code pterm runs next. Give a root outside it, e.g. your project's own folder: --root ./.agents.`);
-    }
-  }
-}
 
 // core/fs/paths.ts
 var encoder2 = new TextEncoder();
-function prepareRoot(root) {
-  assertRootHoldsNoPtermCode(root);
-  Deno.mkdirSync(root, {
-    recursive: true
-  });
-  return Deno.realPathSync(root);
-}
 
 // core/host/workspace.ts
 function hostCwd(io2) {
   return io2.env("INIT_CWD") ?? io2.cwd;
 }
-function resolveWorkspace(io2, rootFlag2, sessionFlag2) {
+function locateWorkspace(io2, rootFlag2, sessionFlag2) {
   const rootInput = rootFlag2 ?? io2.env("PTERM_ROOT") ?? ".agents";
-  const rootPath = isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io2), rootInput);
-  let root;
-  try {
-    root = prepareRoot(rootPath);
-  } catch (error) {
-    if (error instanceof PtermError) throw error;
-    throw new PtermError("InvalidArgs", `the workspace root ${rootPath} cannot be used: ${error.message}`, {
-      helpFor: "pterm exec"
-    });
-  }
   const session = sessionFlag2 ?? io2.env("PTERM_SESSION") ?? "default";
-  if (!isValidSessionId(session)) {
-    throw new PtermError("InvalidArgs", `the session id \`${session}\` is not valid: use 1-64 letters, digits, ., _ or -, starting with a letter or digit.`, {
-      helpFor: "pterm exec"
-    });
+  if (!isValidSessionId(session)) return null;
+  try {
+    return {
+      root: Deno.realPathSync(isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io2), rootInput)),
+      session
+    };
+  } catch {
+    return null;
   }
-  return {
-    root,
-    session
-  };
 }
 
 // core/limits.ts
@@ -1040,7 +899,10 @@ async function tryWarmExec(io2, version) {
     if (flags.request !== void 0 || line === void 0) return {
       kind: "cold"
     };
-    const workspace = resolveWorkspace(io2, flags.root, flags.session);
+    const workspace = locateWorkspace(io2, flags.root, flags.session);
+    if (workspace === null) return {
+      kind: "cold"
+    };
     let stdin;
     if (flags["stdin-file"] !== void 0) {
       stdin = {

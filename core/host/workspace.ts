@@ -41,3 +41,21 @@ export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: str
   }
   return { root, session };
 }
+
+/**
+ * The workspace of a root that exists, located the way resolveWorkspace reads the flags and the
+ * environment, without creating the root or looking for pterm's code in it: what a call needs to
+ * reach the root's session server, which checks the root before every call it takes
+ * (hosts/server/session_server.ts). Null when the root does not exist or cannot be resolved, or the
+ * session id is not valid: the caller then takes the path that reports it (resolveWorkspace).
+ */
+export function locateWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): Workspace | null {
+  const rootInput = rootFlag ?? io.env("PTERM_ROOT") ?? ".agents";
+  const session = sessionFlag ?? io.env("PTERM_SESSION") ?? "default";
+  if (!isValidSessionId(session)) return null;
+  try {
+    return { root: Deno.realPathSync(isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput)), session };
+  } catch {
+    return null;
+  }
+}

@@ -6,7 +6,8 @@
  * more: the exec options' parser, the workspace's checks, the socket exchange, the envelope's printing.
  *
  * Anything this step cannot settle — `--help`, `--request` (its stdin is read once, by the cold
- * path), words that do not parse, a root that cannot be used, no server — is left to the cold path,
+ * path), words that do not parse, a root that does not exist yet, no server, a server that refuses
+ * (a root that holds pterm's code: the server checks before every call) — is left to the cold path,
  * which reports it exactly as before; nothing has run then.
  */
 
@@ -19,7 +20,7 @@ import { newRunId } from "../../core/run_id.ts";
 import type { StdinSource } from "../../core/stdin.ts";
 import type { CliIo } from "../../core/host/io.ts";
 import { execSpec } from "../../core/host/options.ts";
-import { hostCwd, resolveWorkspace } from "../../core/host/workspace.ts";
+import { hostCwd, locateWorkspace } from "../../core/host/workspace.ts";
 import { DEFAULT_LIMITS } from "../../core/limits.ts";
 import { callServer, exitingProcessClock, type WarmOutcome, type WireStdin } from "./warm_client.ts";
 
@@ -108,7 +109,8 @@ export async function tryWarmExec(io: CliIo, version: string): Promise<WarmStep>
     };
     const line = parsed.args.positionals["command-line"] as string | undefined;
     if (flags.request !== undefined || line === undefined) return { kind: "cold" };
-    const workspace = resolveWorkspace(io, flags.root, flags.session);
+    const workspace = locateWorkspace(io, flags.root, flags.session);
+    if (workspace === null) return { kind: "cold" };
     let stdin: StdinSource;
     if (flags["stdin-file"] !== undefined) {
       // Its bytes as they are: decoding happens once, in the kernel (core/stdin.ts).

@@ -25,6 +25,7 @@ import {
 } from "../cli/warm_client.ts";
 import type { Envelope } from "../../core/envelope.ts";
 import { PtermError } from "../../core/errors.ts";
+import { assertRootHoldsNoPtermCode } from "../../core/root_guard.ts";
 import { loadConfig } from "../../core/config.ts";
 import { DEFAULT_LIMITS } from "../../core/limits.ts";
 import { Registry } from "../../core/registry.ts";
@@ -32,6 +33,16 @@ import { execute, type Kernel } from "../../core/runtime.ts";
 import type { StdinSource } from "../../core/stdin.ts";
 import { SandboxPool } from "../mcp/sandbox_pool.ts";
 
+/** Why calls must not run on `root` now (it holds pterm's code, or lies inside it); null when they may. */
+function unsafeRootReason(root: string): string | null {
+  try {
+    assertRootHoldsNoPtermCode(root);
+    return null;
+  } catch (error) {
+    if (error instanceof PtermError) return error.message;
+    throw error;
+  }
+}
 export const DEFAULT_IDLE_MS = 15 * 60_000;
 /** The largest first message (a call with its stdin inline). */
 const MAX_CALL_BYTES = 512 * 1024 * 1024;
@@ -189,6 +200,13 @@ export async function runSessionServer(
       }
       if (stopping) {
         await writeMessage(conn, { t: "refused", reason: "the server is stopping" });
+        return;
+      }
+      // The client hands over without checking the root for pterm's code (hosts/cli/warm_exec.ts):
+      // the check is here, before every call. Refused, the client's cold path reports UnsafeRoot.
+      const unsafe = unsafeRootReason(root);
+      if (unsafe !== null) {
+        await writeMessage(conn, { t: "refused", reason: unsafe });
         return;
       }
       await writeMessage(conn, { t: "ready", timeout_ms_max: await configuredMaxTimeout() });

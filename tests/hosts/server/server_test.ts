@@ -28,11 +28,11 @@ interface Server extends AsyncDisposable {
 }
 
 /** `pterm server run` for `root`, in the foreground of a child this test owns; ready when it answers. */
-async function startServer(root: string, idleMs = 120_000): Promise<Server> {
+async function startServer(root: string, idleMs = 120_000, env: Record<string, string> = {}): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ptermArgs(["server", "run", "--root", root, "--idle-ms", String(idleMs)]),
     clearEnv: true,
-    env: baseEnv(),
+    env: { ...baseEnv(), ...env },
     stdin: "null",
     stdout: "null",
     stderr: "null",
@@ -376,6 +376,28 @@ Deno.test("server: a moved root is not served from its old place; the server lea
   ]);
   assert.ok(status !== null, "the server left once its root moved");
   assert.equal((await cli(["exec", "--root", after, "hello"])).code, 0);
+});
+
+Deno.test("server: a root that comes to hold the server's code is refused before every call; the call runs cold", async () => {
+  // The client hands a call over without looking for pterm's code in the root; the server looks, each
+  // call. Its module cache is reached through a link that is re-pointed into the root while it runs.
+  await using base = await makeRoot();
+  const root = `${base.path}/root`;
+  await Deno.mkdir(`${base.path}/real`, { recursive: true });
+  await Deno.mkdir(`${root}/cache/deno`, { recursive: true });
+  const cache = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
+  await Deno.symlink(await Deno.realPath(cache), `${base.path}/real/deno`);
+  await Deno.symlink(`${base.path}/real`, `${base.path}/link`);
+  await using _server = await startServer(root, 120_000, { DENO_DIR: `${base.path}/link/deno` });
+  assert.equal((await cli(["exec", "--root", root, "hello"])).code, 0);
+  assert.equal(await callsServed(root), 1, "served warm while the root holds none of its code");
+
+  await Deno.remove(`${base.path}/link`);
+  await Deno.symlink(`${root}/cache`, `${base.path}/link`);
+  const call = await cli(["exec", "--root", root, "hello"]);
+  assert.equal(call.code, 0, call.stderr + call.envelope?.stderr);
+  assert.equal(await callsServed(root), 1, "the server refused the call: its module cache is in the root now");
+  assert.equal(records(root).length, 2, "the cold path ran it, with its audit record");
 });
 
 Deno.test("server: start, status and stop as a person runs them; idle exit", async () => {
