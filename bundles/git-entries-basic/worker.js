@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-WFZVYGAP.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-QJLUD3ND.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -5277,11 +5277,19 @@ var SEQUENCE_HEADS = {
   revert: "REVERT_HEAD",
   rebase: "rebase-merge"
 };
-function rebaseStateDir(repo) {
+function gitdirNames(repo) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(repo.gitdir), (entry) => entry.name));
+  } catch {
+    return /* @__PURE__ */ new Set();
+  }
+}
+function rebaseStateDir(repo, names = gitdirNames(repo)) {
   for (const name of [
     "rebase-merge",
     "rebase-apply"
   ]) {
+    if (!names.has(name)) continue;
     try {
       if (Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) return name;
     } catch {
@@ -5290,6 +5298,7 @@ function rebaseStateDir(repo) {
   return null;
 }
 function sequenceInProgress(repo) {
+  const names = gitdirNames(repo);
   for (const kind of [
     "merge",
     "rebase",
@@ -5297,9 +5306,10 @@ function sequenceInProgress(repo) {
     "revert"
   ]) {
     if (kind === "rebase") {
-      if (rebaseStateDir(repo)) return kind;
+      if (rebaseStateDir(repo, names)) return kind;
       continue;
     }
+    if (!names.has(SEQUENCE_HEADS[kind])) continue;
     try {
       const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
       if (/^[0-9a-f]{40}/m.test(text)) return kind;
@@ -8660,6 +8670,7 @@ function untrackedAsGit(untracked, index, all) {
   if (all) return [
     ...untracked
   ];
+  if (untracked.length === 0) return [];
   const trackedDirs = /* @__PURE__ */ new Set();
   for (const path of [
     ...index.entries.keys(),

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4RR2T65W.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-TFZ6FGDV.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7608,7 +7608,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-P6HQNEZ7.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-WTXKPVIA.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9170,11 +9170,19 @@ var SEQUENCE_HEADS = {
   revert: "REVERT_HEAD",
   rebase: "rebase-merge"
 };
-function rebaseStateDir(repo) {
+function gitdirNames(repo) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(repo.gitdir), (entry) => entry.name));
+  } catch {
+    return /* @__PURE__ */ new Set();
+  }
+}
+function rebaseStateDir(repo, names = gitdirNames(repo)) {
   for (const name of [
     "rebase-merge",
     "rebase-apply"
   ]) {
+    if (!names.has(name)) continue;
     try {
       if (Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) return name;
     } catch {
@@ -9183,6 +9191,7 @@ function rebaseStateDir(repo) {
   return null;
 }
 function sequenceInProgress(repo) {
+  const names = gitdirNames(repo);
   for (const kind of [
     "merge",
     "rebase",
@@ -9190,9 +9199,10 @@ function sequenceInProgress(repo) {
     "revert"
   ]) {
     if (kind === "rebase") {
-      if (rebaseStateDir(repo)) return kind;
+      if (rebaseStateDir(repo, names)) return kind;
       continue;
     }
+    if (!names.has(SEQUENCE_HEADS[kind])) continue;
     try {
       const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
       if (/^[0-9a-f]{40}/m.test(text)) return kind;
@@ -10205,6 +10215,7 @@ function untrackedAsGit(untracked, index, all) {
   if (all) return [
     ...untracked
   ];
+  if (untracked.length === 0) return [];
   const trackedDirs = /* @__PURE__ */ new Set();
   for (const path of [
     ...index.entries.keys(),
@@ -16832,7 +16843,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-O2E5YULW.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-YCVVC7AP.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16856,7 +16867,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-6KMUITOA.js", import.meta.url).href)
+      git: await import(new URL("./api-SSANDRMB.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -71,6 +71,9 @@ export function shortStatus(
  */
 export function untrackedAsGit(untracked: readonly string[], index: Index, all: boolean): string[] {
   if (all) return [...untracked];
+  // The folders that hold tracked files are gathered only when something is untracked: a clean
+  // status of a large index does not walk its every path.
+  if (untracked.length === 0) return [];
   const trackedDirs = new Set<string>();
   for (const path of [...index.entries.keys(), ...index.conflicts.keys()]) {
     for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {

@@ -21,9 +21,22 @@ const SEQUENCE_HEADS: Record<Sequence, string> = {
   rebase: "rebase-merge",
 };
 
+/**
+ * The names in the git directory: one listing answers which state files exist, where a lookup of each
+ * absent one would throw (every status asks for five, and an exception costs far more than a name).
+ */
+function gitdirNames(repo: Repo): Set<string> {
+  try {
+    return new Set(Array.from(Deno.readDirSync(repo.gitdir), (entry) => entry.name));
+  } catch {
+    return new Set();
+  }
+}
+
 /** The folder of a rebase in progress (`rebase-merge`, or `rebase-apply` of git's apply backend), or null. */
-export function rebaseStateDir(repo: Repo): "rebase-merge" | "rebase-apply" | null {
+export function rebaseStateDir(repo: Repo, names = gitdirNames(repo)): "rebase-merge" | "rebase-apply" | null {
   for (const name of ["rebase-merge", "rebase-apply"] as const) {
+    if (!names.has(name)) continue;
     try {
       if (Deno.statSync(`${repo.gitdir}/${name}`).isDirectory) return name;
     } catch { /* not this one */ }
@@ -36,11 +49,13 @@ export function rebaseStateDir(repo: Repo): "rebase-merge" | "rebase-apply" | nu
  * commit made now does not conclude it), a cherry-pick (CHERRY_PICK_HEAD), a revert (REVERT_HEAD).
  */
 export function sequenceInProgress(repo: Repo): Sequence | null {
+  const names = gitdirNames(repo);
   for (const kind of ["merge", "rebase", "cherry-pick", "revert"] as const) {
     if (kind === "rebase") {
-      if (rebaseStateDir(repo)) return kind;
+      if (rebaseStateDir(repo, names)) return kind;
       continue;
     }
+    if (!names.has(SEQUENCE_HEADS[kind])) continue;
     try {
       const text = Deno.readTextFileSync(`${repo.gitdir}/${SEQUENCE_HEADS[kind]}`);
       if (/^[0-9a-f]{40}/m.test(text)) return kind;
