@@ -161,7 +161,9 @@ function ms(value: number): string {
 
 const cpu = (value: number | null) => (value === null ? "" : ` (CPU ${ms(value)})`);
 /** Parts A, A2 and B: the summary's rows and the other producers' table. */
-async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: string[]; otherFloor: number }> {
+async function pdfsAndOfficeFiles(): Promise<
+  { summary: string[]; otherSummary: string[]; otherFloor: number; otherWarmFloor: number }
+> {
   const pdfs = preparePdfs();
   const server = await warmServer();
   const summary: string[] = [
@@ -229,7 +231,6 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
     );
   }
   await server.close();
-  run(Deno.execPath(), ...ptermArgs(["server", "stop", "--root", ROOT]));
 
   /**
    * Real PDFs of other producers (test fixtures), so the numbers above are not one producer's: for
@@ -253,7 +254,10 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
   });
   console.log("\nA2. small real PDFs of other producers (tests/fixtures/doc; the reader that takes each)\n");
   const { extractWithPtermReader } = await import("../commands/doc/pdf/pdf.ts");
-  const others: Subject[] = [{ name: "pterm hello (start-up floor)", cmd: pterm("hello"), before: pruneRuns }];
+  const others: Subject[] = [
+    { name: "pterm hello (start-up floor)", cmd: pterm("hello"), env: COLD, before: pruneRuns },
+    { name: "pterm hello, warm exec", cmd: pterm("hello"), before: pruneRuns },
+  ];
   const otherRows: { file: string; reader: string; pages: string }[] = [];
   for (const [i, file] of OTHER_PDFS.entries()) {
     const local = `other-${i}.pdf`;
@@ -272,26 +276,29 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
       name: `pdftotext ${file}`,
       cmd: ["pdftotext", "-enc", "UTF-8", `${ROOT}${local}`, `${ROOT}out/poppler.txt`],
     });
-    others.push({
-      name: `pterm ${file}`,
-      cmd: pterm(`doc extract --in ${local} --mode text --out out/${local}.txt`),
-      before: pruneRuns,
-    });
+    const line = `doc extract --in ${local} --mode text --out out/${local}.txt`;
+    others.push({ name: `pterm ${file}`, cmd: pterm(line), env: COLD, before: pruneRuns });
+    others.push({ name: `pterm ${file}, warm exec`, cmd: pterm(line), before: pruneRuns });
   }
   const otherTimings = await timeSubjects(others, RUNS, 1);
+  run(Deno.execPath(), ...ptermArgs(["server", "stop", "--root", ROOT]));
   console.log(table(otherTimings, "pterm hello (start-up floor)"));
   const otherFloor = otherTimings[0].median;
+  const warmFloor = otherTimings[1].median;
   const otherSummary = [
-    "| PDF | reader | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| PDF | reader | pdftotext | pterm exec | engine (exec − hello) | engine ÷ pdftotext | warm exec | warm engine (− warm hello) | warm engine ÷ pdftotext |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const row of otherRows) {
     const poppler = otherTimings.find((t) => t.name === `pdftotext ${row.file}`)!.median;
     const exec = otherTimings.find((t) => t.name === `pterm ${row.file}`)!.median;
+    const warmExec = otherTimings.find((t) => t.name === `pterm ${row.file}, warm exec`)!.median;
     otherSummary.push(
       `| ${row.file}${row.pages ? ` (${row.pages} p.)` : ""} | ${row.reader} | ${ms(poppler)} | ${ms(exec)} | ${
         ms(exec - otherFloor)
-      } | ${((exec - otherFloor) / poppler).toFixed(1)}× |`,
+      } | ${((exec - otherFloor) / poppler).toFixed(1)}× | ${ms(warmExec)} | ${ms(warmExec - warmFloor)} | ${
+        ((warmExec - warmFloor) / poppler).toFixed(1)
+      }× |`,
     );
   }
 
@@ -319,7 +326,7 @@ async function pdfsAndOfficeFiles(): Promise<{ summary: string[]; otherSummary: 
     const engineCpu = fileCpu === null || floorCpu === null ? null : fileCpu - floorCpu;
     summary.push(`| ${file} | | ${ms(t.median)}${cpu(fileCpu)} | ${ms(t.median - floor)}${cpu(engineCpu)} | | | | |`);
   }
-  return { summary, otherSummary, otherFloor };
+  return { summary, otherSummary, otherFloor, otherWarmFloor: warmFloor };
 }
 
 /**
@@ -500,7 +507,11 @@ const formatSummary = await formatsAgainstReferences();
 console.log(`\nSummary (medians; load average ${loadAtStart} at the start, ${loadAverage()} at the end)\n`);
 if (pdfParts) {
   console.log(pdfParts.summary.join("\n"));
-  console.log(`\nOther producers (medians; \`hello\` ${ms(pdfParts.otherFloor)} in their group)\n`);
+  console.log(
+    `\nOther producers (medians; \`hello\` ${ms(pdfParts.otherFloor)} cold, ${
+      ms(pdfParts.otherWarmFloor)
+    } warm, in their group)\n`,
+  );
   console.log(pdfParts.otherSummary.join("\n"));
   console.log("\nThe other formats against their references (part C)\n");
 }
