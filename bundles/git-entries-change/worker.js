@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-TFZ6FGDV.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-FYD6FA35.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7608,7 +7608,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-WTXKPVIA.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-VM7LO2IC.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7698,6 +7698,7 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
   }
   const results = /* @__PURE__ */ new Map();
   const conflicts = [];
+  const bothChanged = [];
   const paths = /* @__PURE__ */ new Set([
     ...B2.keys(),
     ...O2.keys(),
@@ -7723,6 +7724,7 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
         continue;
       }
     }
+    bothChanged.push(path);
     const named2 = renamedPaths.get(path);
     const pathLabels = named2 && named2.ours !== named2.theirs ? {
       ours: `${labels.ours}:${named2.ours}`,
@@ -7813,6 +7815,7 @@ async function mergeTrees(repo, baseTree, oursTree, theirsTree, labels, options 
   ];
   return {
     changes,
+    bothChanged,
     conflicts,
     renameConflicts
   };
@@ -12934,7 +12937,16 @@ async function switchTo(repo, index, policy, target, options) {
 }
 
 // commands/git/merge/merge_messages.ts
-async function mergeMessages(repo, trees, paths, conflicts, renameConflicts, theirsLabel, oursLabel = "HEAD") {
+async function mergeMessages(repo, trees, merge2, applied, theirsLabel, oursLabel = "HEAD") {
+  const paths = [
+    .../* @__PURE__ */ new Set([
+      ...applied.changed,
+      ...applied.conflicts,
+      ...merge2.bothChanged
+    ])
+  ];
+  const conflicts = new Set(applied.conflicts);
+  const renameConflicts = merge2.renameConflicts;
   const at = async (tree, path) => tree ? await lookupPath(repo, tree, path) : null;
   const label = (side) => side === "ours" ? oursLabel : theirsLabel;
   const other = (side) => side === "ours" ? "theirs" : "ours";
@@ -13226,12 +13238,7 @@ async function stashApply(repo, index, policy, n) {
     base: baseTree,
     ours: oursTree,
     theirs: wip.tree
-  }, [
-    .../* @__PURE__ */ new Set([
-      ...applied.changed,
-      ...applied.conflicts
-    ])
-  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, "Stashed changes", "Updated upstream");
+  }, merge2, applied, "Stashed changes", "Updated upstream");
   const writer = new WorktreeWriter(repo);
   for (const [path, target] of untracked) {
     await writeBlob(repo, writer, path, target);
@@ -13967,12 +13974,7 @@ var switchHandler = async (ctx) => {
 
 // commands/git/porcelain/pick.ts
 async function stopText(repo, stop, trees, merge2, applied, theirsLabel) {
-  const stdout = await mergeMessages(repo, trees, [
-    .../* @__PURE__ */ new Set([
-      ...applied.changed,
-      ...applied.conflicts
-    ])
-  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, theirsLabel);
+  const stdout = await mergeMessages(repo, trees, merge2, applied, theirsLabel);
   if (stop.kind === "rebase") return {
     stdout,
     stderr: ""
@@ -14861,12 +14863,7 @@ async function squashInto(repo, index, policy, rev, head, theirs) {
     const applied = await applyMerge(repo, index, policy, merge2, "merge");
     changed = applied.changed;
     conflicts = applied.conflicts;
-    const lines = await mergeMessages(repo, trees, [
-      .../* @__PURE__ */ new Set([
-        ...changed,
-        ...conflicts
-      ])
-    ].sort(comparePaths), new Set(conflicts), merge2.renameConflicts, rev);
+    const lines = await mergeMessages(repo, trees, merge2, applied, rev);
     printed = conflicts.length ? {
       stdout: lines + SQUASHED + CONFLICTS_LEFT,
       stderr: ""
@@ -14965,12 +14962,7 @@ async function mergeInto(repo, index, policy, rev, options) {
     base: base.tree,
     ours: oursTree,
     theirs: theirsTree
-  }, [
-    .../* @__PURE__ */ new Set([
-      ...applied.changed,
-      ...applied.conflicts
-    ])
-  ].sort(comparePaths), new Set(applied.conflicts), merge2.renameConflicts, rev);
+  }, merge2, applied, rev);
   const into = head.branch ? [
     "main",
     "master"
@@ -16843,7 +16835,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-YCVVC7AP.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-S2MKHU5B.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16867,7 +16859,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-SSANDRMB.js", import.meta.url).href)
+      git: await import(new URL("./api-72BZL5NZ.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -122,6 +122,11 @@ export type RenameConflict =
 export interface TreeMerge {
   /** Paths whose result differs from ours, with their result. */
   readonly changes: Map<string, MergedPath>;
+  /**
+   * Paths both sides changed, differently: the ones merge-ort merges file by file and reports
+   * (`Auto-merging`), whether or not the result differs from ours (theirs' change may be in ours already).
+   */
+  readonly bothChanged: string[];
   readonly conflicts: string[];
   /** The conflicts among them that renames made. */
   readonly renameConflicts: RenameConflict[];
@@ -197,6 +202,7 @@ export async function mergeTrees(
   }
   const results = new Map<string, MergedPath>();
   const conflicts: string[] = [];
+  const bothChanged: string[] = [];
   const paths = new Set([...B2.keys(), ...O2.keys(), ...T2.keys()]);
   for (const path of [...paths].sort(comparePaths)) {
     const b = B2.get(path);
@@ -214,6 +220,7 @@ export async function mergeTrees(
       }
     }
     // Both sides changed the path, differently.
+    bothChanged.push(path);
     const named = renamedPaths.get(path);
     const pathLabels = named && named.ours !== named.theirs
       ? {
@@ -288,7 +295,7 @@ export async function mergeTrees(
     ...renameDeletes.map((r) => ({ kind: "rename/delete" as const, ...r })),
     ...twoWays.map((r) => ({ kind: "rename/rename" as const, ...r })),
   ];
-  return { changes, conflicts, renameConflicts };
+  return { changes, bothChanged, conflicts, renameConflicts };
 }
 
 /**

@@ -6,7 +6,7 @@
 import { comparePaths } from "../odb/bytes.ts";
 import { lookupPath } from "../history/revparse.ts";
 import type { Repo } from "../repo/repo.ts";
-import type { RenameConflict } from "./merge.ts";
+import type { TreeMerge } from "./merge.ts";
 
 /**
  * What git's merge prints to stdout for a pick (merge-ort's messages, in the order of the paths they are about):
@@ -18,12 +18,16 @@ import type { RenameConflict } from "./merge.ts";
 export async function mergeMessages(
   repo: Repo,
   trees: { base: string | null; ours: string | null; theirs: string | null },
-  paths: readonly string[],
-  conflicts: ReadonlySet<string>,
-  renameConflicts: readonly RenameConflict[],
+  merge: TreeMerge,
+  applied: { readonly changed: readonly string[]; readonly conflicts: readonly string[] },
   theirsLabel: string,
   oursLabel = "HEAD",
 ): Promise<string> {
+  // Every path the merge touched: what it changed, what conflicts, and what both sides changed even
+  // where the result is ours (merge-ort merged it, and says so).
+  const paths = [...new Set([...applied.changed, ...applied.conflicts, ...merge.bothChanged])];
+  const conflicts = new Set(applied.conflicts);
+  const renameConflicts = merge.renameConflicts;
   const at = async (tree: string | null, path: string) => tree ? await lookupPath(repo, tree, path) : null;
   const label = (side: "ours" | "theirs") => side === "ours" ? oursLabel : theirsLabel;
   const other = (side: "ours" | "theirs") => side === "ours" ? "theirs" : "ours";

@@ -10,7 +10,6 @@ import { prettyCommit } from "../history/pretty.ts";
 import { applyMerge, isAncestor, mergeBaseTree, mergeTrees } from "../merge/merge.ts";
 import { messageWithConflicts } from "../merge/sequence.ts";
 import { mergeMessages } from "../merge/merge_messages.ts";
-import { comparePaths } from "../odb/bytes.ts";
 import type { GitText } from "./printed.ts";
 import { movedHeadText } from "./summary_text.ts";
 import { abbreviate } from "../odb/abbrev.ts";
@@ -89,14 +88,7 @@ async function squashInto(
     const applied = await applyMerge(repo, index, policy, merge, "merge");
     changed = applied.changed;
     conflicts = applied.conflicts;
-    const lines = await mergeMessages(
-      repo,
-      trees,
-      [...new Set([...changed, ...conflicts])].sort(comparePaths),
-      new Set(conflicts),
-      merge.renameConflicts,
-      rev,
-    );
+    const lines = await mergeMessages(repo, trees, merge, applied, rev);
     printed = conflicts.length
       ? { stdout: lines + SQUASHED + CONFLICTS_LEFT, stderr: "" }
       : { stdout: lines + SQUASHED, stderr: "Automatic merge went well; stopped before committing as requested\n" };
@@ -201,9 +193,8 @@ export async function mergeInto(
   const lines = await mergeMessages(
     repo,
     { base: base.tree, ours: oursTree, theirs: theirsTree },
-    [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
-    new Set(applied.conflicts),
-    merge.renameConflicts,
+    merge,
+    applied,
     rev,
   );
   // git's fmt-merge-msg: " into <branch>" except for main and master (merge.suppressDest), " into HEAD" detached.

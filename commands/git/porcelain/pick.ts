@@ -17,7 +17,6 @@ import type { PathPolicy } from "../worktree/worktree.ts";
 import { abbreviate } from "../odb/abbrev.ts";
 import { requireIndexMatchesHead, treeOf, writeStateFile } from "./state.ts";
 import type { GitText } from "./printed.ts";
-import { comparePaths } from "../odb/bytes.ts";
 
 /**
  * What git's sequencer prints where a cherry-pick or revert stops on conflicts: the merge's lines (stdout), then
@@ -32,14 +31,7 @@ async function stopText(
   applied: { changed: string[]; conflicts: string[] },
   theirsLabel: string,
 ): Promise<GitText> {
-  const stdout = await mergeMessages(
-    repo,
-    trees,
-    [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
-    new Set(applied.conflicts),
-    merge.renameConflicts,
-    theirsLabel,
-  );
+  const stdout = await mergeMessages(repo, trees, merge, applied, theirsLabel);
   if (stop.kind === "rebase") return { stdout, stderr: "" };
   const { kind } = stop;
   let stderr = `error: could not ${kind === "revert" ? "revert" : "apply"} ${abbreviate(repo, stop.oid)}... ` +

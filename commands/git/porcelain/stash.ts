@@ -6,7 +6,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
-import { comparePaths, ZERO_OID } from "../odb/bytes.ts";
+import { ZERO_OID } from "../odb/bytes.ts";
 import { restorePaths, switchTrees, writeBlob } from "../worktree/checkout.ts";
 import { type GitAuthor, signatureNow } from "../repo/identity.ts";
 import { emptyEntry, Index, treeModeToMode } from "../worktree/index_file.ts";
@@ -283,9 +283,8 @@ export async function stashApply(
   const printed = await mergeMessages(
     repo,
     { base: baseTree, ours: oursTree, theirs: wip.tree },
-    [...new Set([...applied.changed, ...applied.conflicts])].sort(comparePaths),
-    new Set(applied.conflicts),
-    merge.renameConflicts,
+    merge,
+    applied,
     "Stashed changes",
     "Updated upstream",
   );

@@ -229,7 +229,9 @@ Deno.test("pdf reader tables: random rule drawings around a real table's text gi
     { numRuns: 80 },
   );
   // The generator must make ruled tables often enough, and not always, for the comparison to mean something.
-  assert.ok(withTables >= runs / 10 && withTables < runs, `${withTables} of ${runs} drawings made a ruled table`);
+  // About a fifth of its drawings do (14-24 of 80 in six runs); a bound of 1 in 20 fails a sound
+  // generator about once in 200,000 runs, where 1 in 10 failed one full run in a few hundred.
+  assert.ok(withTables >= runs / 20 && withTables < runs, `${withTables} of ${runs} drawings made a ruled table`);
 });
 
 Deno.test("pdf reader tables: a table page whose drawing PDF.js's list would not match goes to PDF.js, with the reason", async () => {

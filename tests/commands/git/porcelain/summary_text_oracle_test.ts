@@ -55,6 +55,25 @@ Deno.test("a merge that stops prints merge-ort's lines and git's sentence; a bra
   await t.both("merge", "--abort");
   await t.step("merge --squash main", ["merge", "--squash", "main"], { fails: true });
   await t.both("reset", "-q", "--hard");
+  // A file both sides changed where ours already holds theirs' change: merge-ort merges it and says
+  // `Auto-merging` though the result is ours; the merge stops on another file. A pick says the same.
+  await t.both("checkout", "-q", "-b", "both-base", "side");
+  await t.write("a.txt", "one\ntwo\nthree\nfour\nfive\n");
+  await t.write("m.txt", "m\n");
+  await t.both("add", "a.txt", "m.txt");
+  await t.both("commit", "-qm", "both base");
+  await t.both("checkout", "-q", "-b", "their-side");
+  await t.write("a.txt", "one\ntwo\nthree\nfour\nFIVE\n");
+  await t.write("m.txt", "theirs\n");
+  await t.both("commit", "-qam", "theirs");
+  await t.both("checkout", "-q", "-b", "our-side", "both-base");
+  await t.write("a.txt", "ONE\ntwo\nthree\nfour\nFIVE\n");
+  await t.write("m.txt", "ours\n");
+  await t.both("commit", "-qam", "ours");
+  await t.step("merge their-side", ["merge", "their-side"], { fails: true });
+  await t.both("merge", "--abort");
+  await t.step("cherry-pick their-side", ["cherry-pick", "their-side"], { fails: true });
+  await t.both("cherry-pick", "--abort");
   // A new repository: its first commit.
   await ptermTry(root.path, "git init --dir p/fresh --initial-branch main");
   await git(t.g, "init", "-q", "-b", "main", "fresh");
