@@ -229,8 +229,8 @@ Deno.test("pdf reader tables: random rule drawings around a real table's text gi
     { numRuns: 80 },
   );
   // The generator must make ruled tables often enough, and not always, for the comparison to mean something.
-  // About a fifth of its drawings do (14-24 of 80 in six runs); a bound of 1 in 20 fails a sound
-  // generator about once in 200,000 runs, where 1 in 10 failed one full run in a few hundred.
+  // About a fifth of its drawings do (14-24 of 80 in six runs): a bound of 1 in 20 fails a sound
+  // generator about once in 200,000 runs (1 in 10 would, once in a few hundred).
   assert.ok(withTables >= runs / 20 && withTables < runs, `${withTables} of ${runs} drawings made a ruled table`);
 });
 

@@ -536,8 +536,8 @@ Deno.test("property: on random histories pterm's rebase and git's agree, stop or
     {
       numRuns: 12,
       examples: [
-        // Found by a full run (seed -1819358466): a.txt changed on both sides, topic's change already on
-        // main. git's merge merges it (and says `Auto-merging a.txt`) though the result is main's.
+        // a.txt changed on both sides, topic's change already on main: git merges it (and says
+        // `Auto-merging a.txt`) though the result is main's.
         [{
           main: [[{ file: "c.txt", line: 1, text: "x" }, { file: "a.txt", line: 0, text: "x" }], [{
             file: "a.txt",
