@@ -844,6 +844,21 @@ function failureEnvelope(error) {
 async function printEnvelope(io2, envelope, asText) {
   await io2.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
 }
+function execStdin(io2, stdinFile) {
+  if (stdinFile !== void 0) return {
+    kind: "bytes",
+    bytes: Deno.readFileSync(resolve(hostCwd(io2), stdinFile))
+  };
+  if (io2.stdin.isTerminal) return {
+    kind: "none"
+  };
+  return {
+    kind: "stream",
+    get stream() {
+      return io2.stdin.stream;
+    }
+  };
+}
 function wireStdin(stdin) {
   switch (stdin.kind) {
     case "text":
@@ -903,26 +918,10 @@ async function tryWarmExec(io2, version) {
     if (workspace === null) return {
       kind: "cold"
     };
-    let stdin;
-    if (flags["stdin-file"] !== void 0) {
-      stdin = {
-        kind: "bytes",
-        bytes: Deno.readFileSync(resolve(hostCwd(io2), flags["stdin-file"]))
-      };
-    } else {
-      stdin = io2.stdin.isTerminal ? {
-        kind: "none"
-      } : {
-        kind: "stream",
-        get stream() {
-          return io2.stdin.stream;
-        }
-      };
-    }
     call = {
       ...workspace,
       line,
-      stdin,
+      stdin: execStdin(io2, flags["stdin-file"]),
       timeoutMs: flags["timeout-ms"]
     };
   } catch {

@@ -3467,6 +3467,21 @@ function failureEnvelope(error) {
 async function printEnvelope(io, envelope, asText) {
   await io.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
 }
+function execStdin(io, stdinFile) {
+  if (stdinFile !== void 0) return {
+    kind: "bytes",
+    bytes: Deno.readFileSync(resolve(hostCwd(io), stdinFile))
+  };
+  if (io.stdin.isTerminal) return {
+    kind: "none"
+  };
+  return {
+    kind: "stream",
+    get stream() {
+      return io.stdin.stream;
+    }
+  };
+}
 function wireStdin(stdin) {
   switch (stdin.kind) {
     case "text":
@@ -3572,21 +3587,7 @@ async function runExec(io, app, words, warmUnavailable) {
         });
       }
       line = lineArg;
-      if (flags["stdin-file"] !== void 0) {
-        stdin = {
-          kind: "bytes",
-          bytes: await Deno.readFile(resolve(hostCwd(io), flags["stdin-file"]))
-        };
-      } else {
-        stdin = io.stdin.isTerminal ? {
-          kind: "none"
-        } : {
-          kind: "stream",
-          get stream() {
-            return io.stdin.stream;
-          }
-        };
-      }
+      stdin = execStdin(io, flags["stdin-file"]);
     }
     const workspace = resolveWorkspace(io, flags.root, flags.session);
     const warm = await runWarm(io, app, {

@@ -19,7 +19,7 @@ import { execSpec } from "../../core/host/options.ts";
 import { concatBytes } from "../../core/bytes.ts";
 import { hostCwd, resolveWorkspace } from "../../core/host/workspace.ts";
 import { lazyImport } from "../../core/lazy.ts";
-import { type ExecCall, failureEnvelope, handToServer, printEnvelope } from "./warm_exec.ts";
+import { type ExecCall, execStdin, failureEnvelope, handToServer, printEnvelope } from "./warm_exec.ts";
 
 /** Upper bound for reading a `--request` document; the stdin limit inside it is enforced later. */
 const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
@@ -107,18 +107,7 @@ export async function runExec(
         });
       }
       line = lineArg;
-      if (flags["stdin-file"] !== undefined) {
-        // Its bytes as they are: decoding happens once, in the kernel (core/stdin.ts).
-        stdin = { kind: "bytes", bytes: await Deno.readFile(resolve(hostCwd(io), flags["stdin-file"])) };
-      } else {
-        // The stream is opened only if the command reads stdin: creating it costs ~2 ms.
-        stdin = io.stdin.isTerminal ? { kind: "none" } : {
-          kind: "stream",
-          get stream() {
-            return io.stdin.stream;
-          },
-        };
-      }
+      stdin = execStdin(io, flags["stdin-file"]);
     }
     const workspace = resolveWorkspace(io, flags.root, flags.session);
     const warm = await runWarm(io, app, { ...workspace, line, stdin, timeoutMs }, warmUnavailable);

@@ -42,6 +42,22 @@ export async function printEnvelope(io: CliIo, envelope: Envelope, asText: boole
   await io.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
 }
 
+/**
+ * A command line's stdin: the bytes of `--stdin-file` as they are (decoding happens once, in the
+ * kernel: core/stdin.ts), else the process's stdin unless it is a terminal — opened only if the
+ * command reads it, as creating the stream costs ~2 ms.
+ */
+export function execStdin(io: CliIo, stdinFile: string | undefined): StdinSource {
+  if (stdinFile !== undefined) return { kind: "bytes", bytes: Deno.readFileSync(resolve(hostCwd(io), stdinFile)) };
+  if (io.stdin.isTerminal) return { kind: "none" };
+  return {
+    kind: "stream",
+    get stream() {
+      return io.stdin.stream;
+    },
+  };
+}
+
 /** The exec call the server is handed: the workspace, the line, its stdin and deadline. */
 export interface ExecCall {
   readonly root: string;
@@ -111,20 +127,7 @@ export async function tryWarmExec(io: CliIo, version: string): Promise<WarmStep>
     if (flags.request !== undefined || line === undefined) return { kind: "cold" };
     const workspace = locateWorkspace(io, flags.root, flags.session);
     if (workspace === null) return { kind: "cold" };
-    let stdin: StdinSource;
-    if (flags["stdin-file"] !== undefined) {
-      // Its bytes as they are: decoding happens once, in the kernel (core/stdin.ts).
-      stdin = { kind: "bytes", bytes: Deno.readFileSync(resolve(hostCwd(io), flags["stdin-file"])) };
-    } else {
-      // The stream is opened only if the command reads stdin: creating it costs ~2 ms.
-      stdin = io.stdin.isTerminal ? { kind: "none" } : {
-        kind: "stream",
-        get stream() {
-          return io.stdin.stream;
-        },
-      };
-    }
-    call = { ...workspace, line, stdin, timeoutMs: flags["timeout-ms"] };
+    call = { ...workspace, line, stdin: execStdin(io, flags["stdin-file"]), timeoutMs: flags["timeout-ms"] };
   } catch {
     // The cold path parses the same words again and reports what is wrong with them.
     return { kind: "cold" };

@@ -95,6 +95,7 @@ async function seedWorkspace(root: string): Promise<void> {
 }
 
 const PATCH = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,4 @@\n one\n two\n+two and a half\n three\n";
+const MORE_PATCH = "--- a/notes.txt\n+++ b/notes.txt\n@@ -3,2 +3,3 @@\n two and a half\n three\n+four\n";
 
 /** The same calls, as a script would make them: a command line, a failure, streamed stdin, a JSON request. */
 async function theCalls(root: string, env: Record<string, string>) {
@@ -104,6 +105,11 @@ async function theCalls(root: string, env: Record<string, string>) {
   envelopes.push((await cli(["exec", "--root", root, "cat missing.txt"], { env })).envelope);
   envelopes.push((await cli(["exec", "--root", root, "git status"], { env })).envelope);
   envelopes.push((await cli(["exec", "--root", root, "patch apply"], { env, stdin: PATCH })).envelope);
+  // Stdin from a file (--stdin-file), read by the client and handed over as bytes.
+  await Deno.writeTextFile(`${root}/more.diff`, MORE_PATCH);
+  envelopes.push(
+    (await cli(["exec", "--root", root, "--stdin-file", `${root}/more.diff`, "patch apply"], { env })).envelope,
+  );
   envelopes.push(
     (await cli(["exec", "--root", root, "--request", "-"], {
       env,
@@ -135,6 +141,7 @@ Deno.test("server: a warm call's envelope and audit record are the cold call's, 
     false,
     false,
     false,
+    false,
   ]);
   assert.deepEqual(comparable(warmEnvelopes), comparable(coldEnvelopes));
   assert.deepEqual(comparable(records(warm.path)), comparable(records(cold.path)));
@@ -145,7 +152,7 @@ Deno.test("server: a warm call's envelope and audit record are the cold call's, 
   const warmGit = new TextDecoder().decode((await git(warm.path, "status", "--porcelain")).stdout);
   assert.equal(warmGit, coldGit);
   assert.match(warmGit, /^A {2}notes\.txt$/m);
-  assert.equal(await Deno.readTextFile(`${warm.path}/notes.txt`), "one\ntwo\ntwo and a half\nthree\n");
+  assert.equal(await Deno.readTextFile(`${warm.path}/notes.txt`), "one\ntwo\ntwo and a half\nthree\nfour\n");
 });
 
 Deno.test("server: its folder is 0700 and its socket 0600, both this user's", async () => {
