@@ -574,13 +574,19 @@ var encoder2 = new TextEncoder();
 function hostCwd(io2) {
   return io2.env("INIT_CWD") ?? io2.cwd;
 }
-function locateWorkspace(io2, rootFlag2, sessionFlag2) {
+function namedWorkspace(io2, rootFlag2, sessionFlag2) {
   const rootInput = rootFlag2 ?? io2.env("PTERM_ROOT") ?? ".agents";
-  const session = sessionFlag2 ?? io2.env("PTERM_SESSION") ?? "default";
+  return {
+    rootPath: isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io2), rootInput),
+    session: sessionFlag2 ?? io2.env("PTERM_SESSION") ?? "default"
+  };
+}
+function locateWorkspace(io2, rootFlag2, sessionFlag2) {
+  const { rootPath, session } = namedWorkspace(io2, rootFlag2, sessionFlag2);
   if (!isValidSessionId(session)) return null;
   try {
     return {
-      root: Deno.realPathSync(isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io2), rootInput)),
+      root: Deno.realPathSync(rootPath),
       session
     };
   } catch {
@@ -844,11 +850,20 @@ function failureEnvelope(error) {
 async function printEnvelope(io2, envelope, asText) {
   await io2.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
 }
-function execStdin(io2, stdinFile) {
-  if (stdinFile !== void 0) return {
-    kind: "bytes",
-    bytes: Deno.readFileSync(resolve(hostCwd(io2), stdinFile))
-  };
+function execStdin(io2, stdinFile, options = {}) {
+  if (stdinFile !== void 0) {
+    const path = resolve(hostCwd(io2), stdinFile);
+    if (!options.readFileWhenUsed) return {
+      kind: "bytes",
+      bytes: Deno.readFileSync(path)
+    };
+    return {
+      kind: "bytes",
+      get bytes() {
+        return Deno.readFileSync(path);
+      }
+    };
+  }
   if (io2.stdin.isTerminal) return {
     kind: "none"
   };
@@ -869,7 +884,9 @@ function wireStdin(stdin) {
     case "bytes":
       return {
         kind: "bytes",
-        base64: stdin.bytes.toBase64()
+        get base64() {
+          return stdin.bytes.toBase64();
+        }
       };
     case "stream":
       return {
@@ -918,10 +935,13 @@ async function tryWarmExec(io2, version) {
     if (workspace === null) return {
       kind: "cold"
     };
+    const stdin = execStdin(io2, flags["stdin-file"], {
+      readFileWhenUsed: true
+    });
     call = {
       ...workspace,
       line,
-      stdin: execStdin(io2, flags["stdin-file"]),
+      stdin,
       timeoutMs: flags["timeout-ms"]
     };
   } catch {

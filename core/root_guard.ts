@@ -10,6 +10,7 @@
 
 import { PtermError } from "./errors.ts";
 import { dirname, fromFileUrl, join, resolve } from "./fs/path.ts";
+import { folderNames } from "./fs/names.ts";
 
 /** One place pterm loads code from: its path and what it is, for the message. */
 export interface CodeLocation {
@@ -74,9 +75,8 @@ export function ptermCodeLocations(): CodeLocation[] {
     const repo = fromFileUrl(REPO);
     locations.push({ path: repo, what: "pterm's own code", rootMayBeInside: true });
     // An entry this install lacks (a package without main.ts) is placed under the repository's real
-    // path without being looked up: a failed lookup throws, and the first exception of a process costs
-    // milliseconds on this hot path (V8 re-parses the functions on the stack for their source positions).
-    const present = folderEntries(repo);
+    // path without a look-up that would throw (core/fs/names.ts).
+    const present = folderNames(repo);
     const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
       if (realRepo !== null && !present!.has(entry)) {
@@ -92,15 +92,6 @@ export function ptermCodeLocations(): CodeLocation[] {
     locations.push({ path: Deno.execPath(), what: "the program running pterm" });
   } catch { /* no permission to ask: the repository and the cache are still covered */ }
   return locations;
-}
-
-/** The names in a folder; null when it cannot be listed. */
-function folderEntries(folder: string): Set<string> | null {
-  try {
-    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
-  } catch {
-    return null;
-  }
 }
 
 /** The path with symlinks resolved as far as it exists (a root may not exist yet). */

@@ -836,6 +836,15 @@ var Registry = class {
   }
 };
 
+// core/fs/names.ts
+function folderNames(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
+}
+
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
 function absolute(path) {
@@ -885,7 +894,7 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
-    const present = folderEntries(repo);
+    const present = folderNames(repo);
     const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
       if (realRepo !== null && !present.has(entry)) {
@@ -915,13 +924,6 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
-}
-function folderEntries(folder) {
-  try {
-    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
-  } catch {
-    return null;
-  }
 }
 function canonical(path) {
   const missing = [];
@@ -3179,9 +3181,15 @@ function isValidSessionId(id) {
 function hostCwd(io) {
   return io.env("INIT_CWD") ?? io.cwd;
 }
-function resolveWorkspace(io, rootFlag2, sessionFlag2) {
+function namedWorkspace(io, rootFlag2, sessionFlag2) {
   const rootInput = rootFlag2 ?? io.env("PTERM_ROOT") ?? ".agents";
-  const rootPath = isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput);
+  return {
+    rootPath: isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput),
+    session: sessionFlag2 ?? io.env("PTERM_SESSION") ?? "default"
+  };
+}
+function resolveWorkspace(io, rootFlag2, sessionFlag2) {
+  const { rootPath, session } = namedWorkspace(io, rootFlag2, sessionFlag2);
   let root;
   try {
     root = prepareRoot(rootPath);
@@ -3191,7 +3199,6 @@ function resolveWorkspace(io, rootFlag2, sessionFlag2) {
       helpFor: "pterm exec"
     });
   }
-  const session = sessionFlag2 ?? io.env("PTERM_SESSION") ?? "default";
   if (!isValidSessionId(session)) {
     throw new PtermError("InvalidArgs", `the session id \`${session}\` is not valid: use 1-64 letters, digits, ., _ or -, starting with a letter or digit.`, {
       helpFor: "pterm exec"
@@ -3467,11 +3474,20 @@ function failureEnvelope(error) {
 async function printEnvelope(io, envelope, asText) {
   await io.writeOut(asText ? renderText(envelope) : JSON.stringify(envelope) + "\n");
 }
-function execStdin(io, stdinFile) {
-  if (stdinFile !== void 0) return {
-    kind: "bytes",
-    bytes: Deno.readFileSync(resolve(hostCwd(io), stdinFile))
-  };
+function execStdin(io, stdinFile, options = {}) {
+  if (stdinFile !== void 0) {
+    const path = resolve(hostCwd(io), stdinFile);
+    if (!options.readFileWhenUsed) return {
+      kind: "bytes",
+      bytes: Deno.readFileSync(path)
+    };
+    return {
+      kind: "bytes",
+      get bytes() {
+        return Deno.readFileSync(path);
+      }
+    };
+  }
   if (io.stdin.isTerminal) return {
     kind: "none"
   };
@@ -3492,7 +3508,9 @@ function wireStdin(stdin) {
     case "bytes":
       return {
         kind: "bytes",
-        base64: stdin.bytes.toBase64()
+        get base64() {
+          return stdin.bytes.toBase64();
+        }
       };
     case "stream":
       return {

@@ -202,6 +202,15 @@ __export(paths_exports, {
   specialFileKind: () => specialFileKind
 });
 
+// core/fs/names.ts
+function folderNames(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
+}
+
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
 function absolute(path2) {
@@ -251,7 +260,7 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
-    const present = folderEntries(repo);
+    const present = folderNames(repo);
     const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
       if (realRepo !== null && !present.has(entry)) {
@@ -281,13 +290,6 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
-}
-function folderEntries(folder) {
-  try {
-    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
-  } catch {
-    return null;
-  }
 }
 function canonical(path2) {
   const missing = [];
@@ -3678,14 +3680,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-7BTZAQES.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-5U253O63.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-HRPBOPLQ.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-5GG2JSM6.js", import.meta.url).href),
-  html: () => import(new URL("./html-JPS6QJ3L.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-CF6XEP2B.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-HJWC7BDU.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-YGOVOVGB.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-WFPUVPM7.js", import.meta.url).href),
+  html: () => import(new URL("./html-2JS6FSGB.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-FH3ZUON6.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-ISBN65RH.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-CJBT2TE5.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-T2YFQMBA.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3738,7 +3740,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-3BMNQOCM.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-Z2KXEKZN.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-DTXKWDLU.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-OVQRP3ZE.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -235,6 +235,15 @@ function isErrorCode(value, declared = []) {
   return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
 }
 
+// core/fs/names.ts
+function folderNames(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
+}
+
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
 function absolute(path) {
@@ -284,7 +293,7 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
-    const present = folderEntries(repo);
+    const present = folderNames(repo);
     const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
       if (realRepo !== null && !present.has(entry)) {
@@ -314,13 +323,6 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
-}
-function folderEntries(folder) {
-  try {
-    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
-  } catch {
-    return null;
-  }
 }
 function canonical(path) {
   const missing = [];

@@ -2,7 +2,7 @@
 // change the sources, then run `deno task bundle` (tests/bundle_test.ts fails while this is stale).
 // commands/files/declare.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/files/declare.ts", import.meta.url).href).href;
-var spellings = async () => (await import(new URL("./spellings-3SJGE44I.js", import.meta.url).href)).fileSpellings;
+var spellings = async () => (await import(new URL("./spellings-OA4FNBRY.js", import.meta.url).href)).fileSpellings;
 var READ_ONLY = [
   "fs.read"
 ];
@@ -19,7 +19,7 @@ function fileCommand(name, schema, spec, options = {}) {
     name,
     zone: "ready",
     capabilities: READ_ONLY,
-    result: async () => (await import(new URL("./schema-TXQL2TBC.js", import.meta.url).href))[schema],
+    result: async () => (await import(new URL("./schema-TASWWI6C.js", import.meta.url).href))[schema],
     handler: {
       module: HANDLERS,
       export: name

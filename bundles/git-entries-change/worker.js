@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-FYD6FA35.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-7WKG7WYD.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -235,6 +235,15 @@ function isErrorCode(value, declared = []) {
   return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
 }
 
+// core/fs/names.ts
+function folderNames(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
+}
+
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
 function absolute(path) {
@@ -284,7 +293,7 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
-    const present = folderEntries(repo);
+    const present = folderNames(repo);
     const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
       if (realRepo !== null && !present.has(entry)) {
@@ -314,13 +323,6 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
-}
-function folderEntries(folder) {
-  try {
-    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
-  } catch {
-    return null;
-  }
 }
 function canonical(path) {
   const missing = [];
@@ -7608,7 +7610,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-VM7LO2IC.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-DQHHFV4E.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9174,11 +9176,7 @@ var SEQUENCE_HEADS = {
   rebase: "rebase-merge"
 };
 function gitdirNames(repo) {
-  try {
-    return new Set(Array.from(Deno.readDirSync(repo.gitdir), (entry) => entry.name));
-  } catch {
-    return /* @__PURE__ */ new Set();
-  }
+  return folderNames(repo.gitdir) ?? /* @__PURE__ */ new Set();
 }
 function rebaseStateDir(repo, names = gitdirNames(repo)) {
   for (const name of [
@@ -16835,7 +16833,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-S2MKHU5B.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-YPRDJSXA.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16859,7 +16857,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-72BZL5NZ.js", import.meta.url).href)
+      git: await import(new URL("./api-7BKGR4ZJ.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

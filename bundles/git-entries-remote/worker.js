@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-TYLPVAAC.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-SKN4ZWXB.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -235,6 +235,15 @@ function isErrorCode(value, declared = []) {
   return typeof value === "string" && (KERNEL_ERROR_CODES.includes(value) || declared.includes(value));
 }
 
+// core/fs/names.ts
+function folderNames(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
+}
+
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
 function absolute(path) {
@@ -284,7 +293,7 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
-    const present = folderEntries(repo);
+    const present = folderNames(repo);
     const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
       if (realRepo !== null && !present.has(entry)) {
@@ -314,13 +323,6 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
-}
-function folderEntries(folder) {
-  try {
-    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
-  } catch {
-    return null;
-  }
 }
 function canonical(path) {
   const missing = [];
@@ -6947,7 +6949,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-FYVUTGTD.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-XFGGUES2.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -7238,7 +7240,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-OPAL7W76.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-CUJMGYF5.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -7441,7 +7443,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-2CELIDGK.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-ANRZV345.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7735,7 +7737,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-VXGVRZFZ.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-SE2SMG63.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7810,7 +7812,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-VXGVRZFZ.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-SE2SMG63.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -8590,7 +8592,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-ZOW5MQNT.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-KAUITTCM.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8756,8 +8758,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-PIXUPYXG.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-VDYZNBYG.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-OOCZN7IA.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-BYK3PKWN.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8801,7 +8803,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-OPAL7W76.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-CUJMGYF5.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8827,11 +8829,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-OPAL7W76.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-CUJMGYF5.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-PIXUPYXG.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-ISXLOC4O.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-OOCZN7IA.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-4OQDZUMI.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8854,7 +8856,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-YXHRS4AL.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-NKOKTCDY.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,
@@ -9064,6 +9066,7 @@ export {
   dirname,
   basename,
   PtermError,
+  folderNames,
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
   isStatePath,

@@ -986,7 +986,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-CQRHYF4V.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-3TQF4SDU.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

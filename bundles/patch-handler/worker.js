@@ -202,6 +202,15 @@ __export(paths_exports, {
   specialFileKind: () => specialFileKind
 });
 
+// core/fs/names.ts
+function folderNames(folder) {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch {
+    return null;
+  }
+}
+
 // core/root_guard.ts
 var REPO = new URL("../", new URL("../../core/root_guard.ts", import.meta.url).href);
 function absolute(path) {
@@ -251,7 +260,7 @@ function ptermCodeLocations() {
       what: "pterm's own code",
       rootMayBeInside: true
     });
-    const present = folderEntries(repo);
+    const present = folderNames(repo);
     const realRepo = present === null ? null : canonical(repo);
     for (const entry of REPO_CODE_ENTRIES) {
       if (realRepo !== null && !present.has(entry)) {
@@ -281,13 +290,6 @@ function ptermCodeLocations() {
   } catch {
   }
   return locations;
-}
-function folderEntries(folder) {
-  try {
-    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
-  } catch {
-    return null;
-  }
 }
 function canonical(path) {
   const missing = [];
@@ -9781,7 +9783,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-GA5LQI4I.js", import.meta.url).href)
+    git: await import(new URL("./api-3XJIEMSF.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9831,7 +9833,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-GA5LQI4I.js", import.meta.url).href)
+    git: await import(new URL("./api-3XJIEMSF.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."
@@ -9847,6 +9849,7 @@ export {
   resolve,
   dirname,
   PtermError,
+  folderNames,
   STATE_ENTRIES,
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,

@@ -19,9 +19,17 @@ export function hostCwd(io: CliIo): string {
   return io.env("INIT_CWD") ?? io.cwd;
 }
 
-export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): Workspace {
+/** What the flags and the environment name: the root's absolute path (not resolved further) and the session id. */
+function namedWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): { rootPath: string; session: string } {
   const rootInput = rootFlag ?? io.env("PTERM_ROOT") ?? ".agents";
-  const rootPath = isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput);
+  return {
+    rootPath: isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput),
+    session: sessionFlag ?? io.env("PTERM_SESSION") ?? "default",
+  };
+}
+
+export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): Workspace {
+  const { rootPath, session } = namedWorkspace(io, rootFlag, sessionFlag);
   let root: string;
   try {
     root = prepareRoot(rootPath);
@@ -31,7 +39,6 @@ export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: str
       helpFor: "pterm exec",
     });
   }
-  const session = sessionFlag ?? io.env("PTERM_SESSION") ?? "default";
   if (!isValidSessionId(session)) {
     throw new PtermError(
       "InvalidArgs",
@@ -43,18 +50,17 @@ export function resolveWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: str
 }
 
 /**
- * The workspace of a root that exists, located the way resolveWorkspace reads the flags and the
- * environment, without creating the root or looking for pterm's code in it: what a call needs to
- * reach the root's session server, which checks the root before every call it takes
- * (hosts/server/session_server.ts). Null when the root does not exist or cannot be resolved, or the
- * session id is not valid: the caller then takes the path that reports it (resolveWorkspace).
+ * The workspace of a root that exists, named as resolveWorkspace reads it, without creating the root
+ * or looking for pterm's code in it: what a call needs to reach the root's session server, which
+ * checks the root before every call it takes (hosts/server/session_server.ts). Null when the root
+ * does not exist or cannot be resolved, or the session id is not valid: the caller then takes the
+ * path that reports it (resolveWorkspace).
  */
 export function locateWorkspace(io: CliIo, rootFlag?: string, sessionFlag?: string): Workspace | null {
-  const rootInput = rootFlag ?? io.env("PTERM_ROOT") ?? ".agents";
-  const session = sessionFlag ?? io.env("PTERM_SESSION") ?? "default";
+  const { rootPath, session } = namedWorkspace(io, rootFlag, sessionFlag);
   if (!isValidSessionId(session)) return null;
   try {
-    return { root: Deno.realPathSync(isAbsolute(rootInput) ? rootInput : resolve(hostCwd(io), rootInput)), session };
+    return { root: Deno.realPathSync(rootPath), session };
   } catch {
     return null;
   }

@@ -45,10 +45,24 @@ export async function printEnvelope(io: CliIo, envelope: Envelope, asText: boole
 /**
  * A command line's stdin: the bytes of `--stdin-file` as they are (decoding happens once, in the
  * kernel: core/stdin.ts), else the process's stdin unless it is a terminal — opened only if the
- * command reads it, as creating the stream costs ~2 ms.
+ * command reads it, as creating the stream costs ~2 ms. `readFileWhenUsed`: the file is read when
+ * its bytes are asked for (the hand-over asks only once a server has taken the connection), not now.
  */
-export function execStdin(io: CliIo, stdinFile: string | undefined): StdinSource {
-  if (stdinFile !== undefined) return { kind: "bytes", bytes: Deno.readFileSync(resolve(hostCwd(io), stdinFile)) };
+export function execStdin(
+  io: CliIo,
+  stdinFile: string | undefined,
+  options: { readonly readFileWhenUsed?: boolean } = {},
+): StdinSource {
+  if (stdinFile !== undefined) {
+    const path = resolve(hostCwd(io), stdinFile);
+    if (!options.readFileWhenUsed) return { kind: "bytes", bytes: Deno.readFileSync(path) };
+    return {
+      kind: "bytes",
+      get bytes() {
+        return Deno.readFileSync(path);
+      },
+    };
+  }
   if (io.stdin.isTerminal) return { kind: "none" };
   return {
     kind: "stream",
@@ -72,7 +86,13 @@ function wireStdin(stdin: StdinSource): WireStdin {
     case "text":
       return { kind: "text", text: stdin.text };
     case "bytes":
-      return { kind: "bytes", base64: stdin.bytes.toBase64() };
+      // Encoded when the call is written to a server that took the connection (a getter, read then).
+      return {
+        kind: "bytes",
+        get base64() {
+          return stdin.bytes.toBase64();
+        },
+      };
     case "stream":
       return { kind: "stream" };
     default:
@@ -127,7 +147,9 @@ export async function tryWarmExec(io: CliIo, version: string): Promise<WarmStep>
     if (flags.request !== undefined || line === undefined) return { kind: "cold" };
     const workspace = locateWorkspace(io, flags.root, flags.session);
     if (workspace === null) return { kind: "cold" };
-    call = { ...workspace, line, stdin: execStdin(io, flags["stdin-file"]), timeoutMs: flags["timeout-ms"] };
+    // No server may be up: a --stdin-file is read only once one has taken the connection.
+    const stdin = execStdin(io, flags["stdin-file"], { readFileWhenUsed: true });
+    call = { ...workspace, line, stdin, timeoutMs: flags["timeout-ms"] };
   } catch {
     // The cold path parses the same words again and reports what is wrong with them.
     return { kind: "cold" };

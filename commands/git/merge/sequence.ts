@@ -5,6 +5,7 @@
  */
 
 import { PtermError } from "../../../core/errors.ts";
+import { folderNames } from "../../../core/fs/names.ts";
 import { clearSequenceState } from "../porcelain/commit.ts";
 import { cleanupMessage, parseCommit, type Signature } from "../odb/objects.ts";
 import type { Repo } from "../repo/repo.ts";
@@ -21,16 +22,9 @@ const SEQUENCE_HEADS: Record<Sequence, string> = {
   rebase: "rebase-merge",
 };
 
-/**
- * The names in the git directory: one listing answers which state files exist, where a lookup of each
- * absent one would throw (every status asks for five, and an exception costs far more than a name).
- */
+/** The names in the git directory: one listing answers which state files exist (core/fs/names.ts). */
 function gitdirNames(repo: Repo): Set<string> {
-  try {
-    return new Set(Array.from(Deno.readDirSync(repo.gitdir), (entry) => entry.name));
-  } catch {
-    return new Set();
-  }
+  return folderNames(repo.gitdir) ?? new Set();
 }
 
 /** The folder of a rebase in progress (`rebase-merge`, or `rebase-apply` of git's apply backend), or null. */

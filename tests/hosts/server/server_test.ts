@@ -407,6 +407,28 @@ Deno.test("server: a root that comes to hold the server's code is refused before
   assert.equal(records(root).length, 2, "the cold path ran it, with its audit record");
 });
 
+Deno.test("server: a --stdin-file that cannot be read is NotFound with the hint, as cold; the server runs nothing", async () => {
+  await using root = await makeRoot();
+  await using _server = await startServer(root.path);
+  const missing = `${root.path}/no-such-file.diff`;
+  const warm = await cli(["exec", "--root", root.path, "--stdin-file", missing, "patch apply"]);
+  const cold = await cli(["exec", "--root", root.path, "--stdin-file", missing, "patch apply"], {
+    env: { PTERM_SERVER: "off" },
+  });
+  assert.equal(warm.code, 1);
+  assert.equal(warm.envelope?.error_code, "NotFound");
+  assert.match(warm.envelope?.stderr ?? "", /no-such-file\.diff[\s\S]*Hint: Run `pterm exec --help`/);
+  assert.deepEqual(comparable(warm.envelope), comparable(cold.envelope));
+  assert.equal(await callsServed(root.path), 0, "no call reached the server");
+  // The file written, the same line is handed over and runs.
+  await Deno.writeTextFile(`${root.path}/notes.txt`, "one\n");
+  await Deno.writeTextFile(missing, "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1,2 @@\n one\n+two\n");
+  const again = await cli(["exec", "--root", root.path, "--stdin-file", missing, "patch apply"]);
+  assert.equal(again.envelope?.exit_code, 0, again.envelope?.stderr);
+  assert.equal(await callsServed(root.path), 1);
+  assert.equal(await Deno.readTextFile(`${root.path}/notes.txt`), "one\ntwo\n");
+});
+
 Deno.test("server: start, status and stop as a person runs them; idle exit", async () => {
   await using root = await makeRoot();
   const start = await cli(["server", "start", "--root", root.path, "--idle-ms", "1500"]);
