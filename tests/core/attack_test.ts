@@ -482,7 +482,12 @@ Deno.test("a real doc extract raced by a folder swapping to a symlink never writ
     }
     // Put the folder back for the next round.
     if ((await Deno.lstat(out).catch(() => null))?.isSymlink) await Deno.remove(out);
-    if (await Deno.lstat(parked).catch(() => null)) await Deno.rename(parked, out);
+    if (await Deno.lstat(parked).catch(() => null)) {
+      // The call may have found `out` gone while it was parked and made it again, a real folder
+      // holding its output (inside the root, so allowed): the parked one takes its place.
+      await Deno.remove(out, { recursive: true }).catch(() => {});
+      await Deno.rename(parked, out);
+    }
   }
 });
 
