@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-7WKG7WYD.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-J2TZHUA2.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7610,7 +7610,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-DQHHFV4E.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-25UMFQRK.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -14182,7 +14182,10 @@ async function resetTo(repo, index, policy, rev, mode, author) {
   }
   const targetTree = await treeOf(repo, target);
   let changed = [];
-  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
+  if (mode === "mixed") {
+    changed = await resetIndexTo(repo, index, targetTree, null);
+    await refreshAfterReset(repo, index, policy);
+  }
   if (mode === "hard") {
     const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
     changed = result.changed;
@@ -14199,6 +14202,13 @@ async function resetTo(repo, index, policy, rev, mode, author) {
     head: target,
     changed_paths: changed
   };
+}
+async function refreshAfterReset(repo, index, policy) {
+  const work = await worktreeStatus(repo, index, policy, {
+    untracked: false,
+    submodules: "none"
+  });
+  for (const entry of work.refreshed) index.set(entry, true);
 }
 async function resetPaths(repo, index, rev, specs) {
   let tree = null;
@@ -14454,7 +14464,12 @@ var reset = async (ctx) => {
     if (modes.length && modes[0] !== "mixed") {
       throw new PtermError("InvalidArgs", `--${modes[0]} cannot be combined with --path (paths only reset the index).`);
     }
-    const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
+    const changed = await withRepoLock(repo, async () => {
+      const index = loadIndex(repo);
+      const changed2 = await resetPaths(repo, index, rev ?? null, specs);
+      await refreshAfterReset(repo, index, policy);
+      return changed2;
+    });
     ctx.stdout.write(await unstagedAfterResetText(repo, policy));
     const listed2 = bounded(changed);
     return {
@@ -16833,7 +16848,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-YPRDJSXA.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-BFCWYVJA.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16857,7 +16872,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-7BKGR4ZJ.js", import.meta.url).href)
+      git: await import(new URL("./api-P66R3I5O.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -5,7 +5,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { resetFlags } from "../sub/reset.ts";
-import { resetPaths, resetTo } from "../porcelain/reset.ts";
+import { refreshAfterReset, resetPaths, resetTo } from "../porcelain/reset.ts";
 import { readHead } from "../repo/refs.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, bounded, openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
@@ -28,7 +28,12 @@ export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; descrip
           `--${modes[0]} cannot be combined with --path (paths only reset the index).`,
         );
       }
-      const changed = await withRepoLock(repo, () => resetPaths(repo, loadIndex(repo), rev ?? null, specs));
+      const changed = await withRepoLock(repo, async () => {
+        const index = loadIndex(repo);
+        const changed = await resetPaths(repo, index, rev ?? null, specs);
+        await refreshAfterReset(repo, index, policy);
+        return changed;
+      });
       ctx.stdout.write(await unstagedAfterResetText(repo, policy));
       const listed = bounded(changed);
       return {

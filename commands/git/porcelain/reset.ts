@@ -13,6 +13,7 @@ import { resolveCommit } from "../history/revparse.ts";
 import type { PathPolicy } from "../worktree/worktree.ts";
 import { revertTrees } from "./pick.ts";
 import { treeOf, writeStateFile } from "./state.ts";
+import { worktreeStatus } from "./status.ts";
 
 export type ResetMode = "soft" | "mixed" | "hard";
 
@@ -31,7 +32,10 @@ export async function resetTo(
   }
   const targetTree = await treeOf(repo, target);
   let changed: string[] = [];
-  if (mode === "mixed") changed = await resetIndexTo(repo, index, targetTree, null);
+  if (mode === "mixed") {
+    changed = await resetIndexTo(repo, index, targetTree, null);
+    await refreshAfterReset(repo, index, policy);
+  }
   if (mode === "hard") {
     const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
     changed = result.changed;
@@ -44,6 +48,17 @@ export async function resetTo(
   });
   clearSequenceState(repo);
   return { head: target, changed_paths: changed };
+}
+
+/**
+ * The end of git's mixed reset, with paths or without (`refresh_index`): every entry whose file holds
+ * its content takes the file's stat data, so `git apply --index`, `git diff` and a person's `git
+ * status` trust the file without reading it. The entries a reset just took from a tree have none
+ * until then. (`restore --staged` leaves them without, as git's does.)
+ */
+export async function refreshAfterReset(repo: Repo, index: Index, policy: PathPolicy): Promise<void> {
+  const work = await worktreeStatus(repo, index, policy, { untracked: false, submodules: "none" });
+  for (const entry of work.refreshed) index.set(entry, true);
 }
 
 /** `reset [<rev>] -- <paths>`: those index entries take the version of rev (HEAD by default). */

@@ -128,6 +128,8 @@ Deno.test({
           log.push(`write ${s.file} ${s.text}`);
           continue;
         }
+        const stashApply = /^git stash (pop|apply)/.test(s.line);
+        const before = stashApply ? await repoState(join(root.path, "r"), known) : null;
         const envelope = await exec(root.path, s.line);
         const real = await realGit(join(twin.path, "r"), tokenize(s.line).slice(1));
         log.push(`${s.line} → pterm ${envelope.error_code ?? "ok"}, git ${real.code}`);
@@ -136,6 +138,17 @@ Deno.test({
           real.code === 0,
           `${log.join("\n")}\npterm: ${envelope.stderr}\ngit: ${real.stderr}`,
         );
+        if (
+          stashApply && envelope.error_code === "UncommittedChanges" && /holds untracked files/.test(envelope.stderr)
+        ) {
+          // Where a stashed untracked file is in the way, real git applies the rest and restores the other
+          // untracked files before it fails (`could not restore untracked files from stash`, the stash kept);
+          // pterm refuses the whole apply first (docs/commands/git.md). Both refuse; pterm changed nothing,
+          // and the twins part here.
+          assert.match(real.stderr, /could not restore untracked files from stash/, log.join("\n"));
+          assert.equal(await repoState(join(root.path, "r"), known), before, log.join("\n"));
+          return;
+        }
         assert.equal(
           await repoState(join(root.path, "r"), known),
           await repoState(join(twin.path, "r"), known),
@@ -143,7 +156,29 @@ Deno.test({
         );
       }
     }),
-    { numRuns: 25 },
+    {
+      numRuns: 25,
+      examples: [
+        // Seed -34259477: a stashed untracked file made again before the pop, another one (fix.diff) free.
+        [[
+          { kind: "write", file: "dir/c.txt", text: "alpha" },
+          { kind: "git", line: "git stash -u" },
+          { kind: "write", file: "dir/c.txt", text: "alpha" },
+          { kind: "git", line: "git stash pop" },
+          { kind: "git", line: "git add -A" },
+        ]],
+        // Seed 1078539393: the entry `reset <path>` takes from HEAD gets the file's stat data (git's
+        // refresh after a mixed reset), so `apply --index` finds the file matching the index.
+        [[
+          { kind: "git", line: "git rm --cached a.txt" },
+          { kind: "git", line: "git reset a.txt" },
+          { kind: "git", line: "git apply --index fix.diff" },
+          { kind: "write", file: "a.txt", text: "alpha" },
+          { kind: "git", line: "git add ." },
+          { kind: "git", line: "git reset --soft HEAD~1" },
+        ]],
+      ],
+    },
   );
 });
 
