@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-J2TZHUA2.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-DXGQBV4H.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7610,7 +7610,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-25UMFQRK.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-JLY5KYUV.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -12806,12 +12806,9 @@ async function headNowAtText(repo, oid) {
   return `HEAD is now at ${await commitOneLine(repo, oid)}
 `;
 }
-async function unstagedAfterResetText(repo, policy) {
-  const work = await worktreeStatus(repo, loadIndex(repo), policy, {
-    untracked: false
-  });
+function unstagedAfterResetText(unstaged) {
   const lines = [
-    ...work.unstaged
+    ...unstaged
   ].sort(([a], [b]) => comparePaths(a, b)).map(([path, code]) => `${code}	${path}
 `);
   return lines.length ? `Unstaged changes after reset:
@@ -14182,9 +14179,10 @@ async function resetTo(repo, index, policy, rev, mode, author) {
   }
   const targetTree = await treeOf(repo, target);
   let changed = [];
+  let printed = "";
   if (mode === "mixed") {
     changed = await resetIndexTo(repo, index, targetTree, null);
-    await refreshAfterReset(repo, index, policy);
+    printed = await refreshAfterReset(repo, index, policy);
   }
   if (mode === "hard") {
     const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
@@ -14200,15 +14198,16 @@ async function resetTo(repo, index, policy, rev, mode, author) {
   clearSequenceState(repo);
   return {
     head: target,
-    changed_paths: changed
+    changed_paths: changed,
+    printed
   };
 }
 async function refreshAfterReset(repo, index, policy) {
   const work = await worktreeStatus(repo, index, policy, {
-    untracked: false,
-    submodules: "none"
+    untracked: false
   });
   for (const entry of work.refreshed) index.set(entry, true);
+  return unstagedAfterResetText(work.unstaged);
 }
 async function resetPaths(repo, index, rev, specs) {
   let tree = null;
@@ -14464,13 +14463,15 @@ var reset = async (ctx) => {
     if (modes.length && modes[0] !== "mixed") {
       throw new PtermError("InvalidArgs", `--${modes[0]} cannot be combined with --path (paths only reset the index).`);
     }
-    const changed = await withRepoLock(repo, async () => {
+    const { changed, printed } = await withRepoLock(repo, async () => {
       const index = loadIndex(repo);
       const changed2 = await resetPaths(repo, index, rev ?? null, specs);
-      await refreshAfterReset(repo, index, policy);
-      return changed2;
+      return {
+        changed: changed2,
+        printed: await refreshAfterReset(repo, index, policy)
+      };
     });
-    ctx.stdout.write(await unstagedAfterResetText(repo, policy));
+    ctx.stdout.write(printed);
     const listed2 = bounded(changed);
     return {
       repo_path: rel,
@@ -14484,7 +14485,7 @@ var reset = async (ctx) => {
   const author = authorOf(ctx, repo);
   const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
   if (mode === "hard") ctx.stdout.write(await headNowAtText(repo, result.head));
-  else if (mode === "mixed") ctx.stdout.write(await unstagedAfterResetText(repo, policy));
+  else ctx.stdout.write(result.printed);
   const listed = bounded(result.changed_paths);
   return {
     repo_path: rel,
@@ -16848,7 +16849,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-BFCWYVJA.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-EVVWSEAQ.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16872,7 +16873,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-P66R3I5O.js", import.meta.url).href)
+      git: await import(new URL("./api-RS6WC6UE.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -301,7 +301,7 @@ export async function reset(
 ): Promise<{ head: string; changed_paths: string[] }> {
   const repo = open(dir);
   assertLocked(repo, "reset");
-  return await resetTo(
+  const { head, changed_paths } = await resetTo(
     repo,
     loadIndex(repo),
     policyFor(dir, opts.root),
@@ -309,6 +309,7 @@ export async function reset(
     mode,
     opts.author ?? authorFromConfig(undefined),
   );
+  return { head, changed_paths };
 }
 
 /**

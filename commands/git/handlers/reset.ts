@@ -9,7 +9,7 @@ import { refreshAfterReset, resetPaths, resetTo } from "../porcelain/reset.ts";
 import { readHead } from "../repo/refs.ts";
 import { loadIndex, withRepoLock } from "../repo/state.ts";
 import { authorOf, bounded, openFromFlags, splitRevsAndPaths, userPaths } from "./common.ts";
-import { headNowAtText, unstagedAfterResetText } from "../porcelain/summary_text.ts";
+import { headNowAtText } from "../porcelain/summary_text.ts";
 
 export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; description: string; variadic: true }]> =
   async (
@@ -28,13 +28,12 @@ export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; descrip
           `--${modes[0]} cannot be combined with --path (paths only reset the index).`,
         );
       }
-      const changed = await withRepoLock(repo, async () => {
+      const { changed, printed } = await withRepoLock(repo, async () => {
         const index = loadIndex(repo);
         const changed = await resetPaths(repo, index, rev ?? null, specs);
-        await refreshAfterReset(repo, index, policy);
-        return changed;
+        return { changed, printed: await refreshAfterReset(repo, index, policy) };
       });
-      ctx.stdout.write(await unstagedAfterResetText(repo, policy));
+      ctx.stdout.write(printed);
       const listed = bounded(changed);
       return {
         repo_path: rel,
@@ -49,7 +48,7 @@ export const reset: Handler<typeof resetFlags, readonly [{ name: "args"; descrip
     const result = await withRepoLock(repo, () => resetTo(repo, loadIndex(repo), policy, rev ?? "HEAD", mode, author));
     // git's text: the head line after --hard, the unstaged paths after a mixed reset, nothing after --soft.
     if (mode === "hard") ctx.stdout.write(await headNowAtText(repo, result.head));
-    else if (mode === "mixed") ctx.stdout.write(await unstagedAfterResetText(repo, policy));
+    else ctx.stdout.write(result.printed);
     const listed = bounded(result.changed_paths);
     return { repo_path: rel, mode, head: result.head, changed_paths: listed.items, truncated: listed.truncated };
   };

@@ -14,6 +14,7 @@ import type { PathPolicy } from "../worktree/worktree.ts";
 import { revertTrees } from "./pick.ts";
 import { treeOf, writeStateFile } from "./state.ts";
 import { worktreeStatus } from "./status.ts";
+import { unstagedAfterResetText } from "./summary_text.ts";
 
 export type ResetMode = "soft" | "mixed" | "hard";
 
@@ -24,7 +25,7 @@ export async function resetTo(
   rev: string,
   mode: ResetMode,
   author: GitAuthor,
-): Promise<{ head: string; changed_paths: string[] }> {
+): Promise<{ head: string; changed_paths: string[]; printed: string }> {
   const target = await resolveCommit(repo, rev);
   const head = readHead(repo);
   if (mode === "soft" && (index.hasConflicts() || readMergeHeads(repo).length > 0)) {
@@ -32,9 +33,10 @@ export async function resetTo(
   }
   const targetTree = await treeOf(repo, target);
   let changed: string[] = [];
+  let printed = "";
   if (mode === "mixed") {
     changed = await resetIndexTo(repo, index, targetTree, null);
-    await refreshAfterReset(repo, index, policy);
+    printed = await refreshAfterReset(repo, index, policy);
   }
   if (mode === "hard") {
     const result = await switchTrees(repo, index, policy, await treeOf(repo, head.oid), targetTree, "hard", "reset");
@@ -47,18 +49,20 @@ export async function resetTo(
     who: signatureNow(author),
   });
   clearSequenceState(repo);
-  return { head: target, changed_paths: changed };
+  return { head: target, changed_paths: changed, printed };
 }
 
 /**
  * The end of git's mixed reset, with paths or without (`refresh_index`): every entry whose file holds
  * its content takes the file's stat data, so `git apply --index`, `git diff` and a person's `git
  * status` trust the file without reading it. The entries a reset just took from a tree have none
- * until then. (`restore --staged` leaves them without, as git's does.)
+ * until then. (`restore --staged` leaves them without, as git's does.) Returns what git prints
+ * from that pass: the tracked paths whose files differ from the new index.
  */
-export async function refreshAfterReset(repo: Repo, index: Index, policy: PathPolicy): Promise<void> {
-  const work = await worktreeStatus(repo, index, policy, { untracked: false, submodules: "none" });
+export async function refreshAfterReset(repo: Repo, index: Index, policy: PathPolicy): Promise<string> {
+  const work = await worktreeStatus(repo, index, policy, { untracked: false });
   for (const entry of work.refreshed) index.set(entry, true);
+  return unstagedAfterResetText(work.unstaged);
 }
 
 /** `reset [<rev>] -- <paths>`: those index entries take the version of rev (HEAD by default). */

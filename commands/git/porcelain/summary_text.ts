@@ -14,9 +14,7 @@ import { readCommit } from "../history/log.ts";
 import { formatDate } from "../history/pretty.ts";
 import { readHead } from "../repo/refs.ts";
 import type { Repo } from "../repo/repo.ts";
-import { loadIndex } from "../repo/state.ts";
-import type { PathPolicy } from "../worktree/worktree.ts";
-import { worktreeStatus } from "./status.ts";
+import type { WorktreeChange } from "./status.ts";
 
 /** What changed between two trees (null: the empty tree), walking only the folders whose trees differ. */
 export async function treeChanges(repo: Repo, from: string | null, to: string | null): Promise<FileChange[]> {
@@ -98,8 +96,7 @@ export async function headNowAtText(repo: Repo, oid: string): Promise<string> {
  * What git reset (mixed, or of paths) prints after it: every tracked path whose work-tree file differs from the
  * new index (`M`, `D`, `T`, `A` for an intent-to-add), under `Unstaged changes after reset:` — nothing when none.
  */
-export async function unstagedAfterResetText(repo: Repo, policy: PathPolicy): Promise<string> {
-  const work = await worktreeStatus(repo, loadIndex(repo), policy, { untracked: false });
-  const lines = [...work.unstaged].sort(([a], [b]) => comparePaths(a, b)).map(([path, code]) => `${code}\t${path}\n`);
+export function unstagedAfterResetText(unstaged: ReadonlyMap<string, WorktreeChange>): string {
+  const lines = [...unstaged].sort(([a], [b]) => comparePaths(a, b)).map(([path, code]) => `${code}\t${path}\n`);
   return lines.length ? `Unstaged changes after reset:\n${lines.join("")}` : "";
 }
