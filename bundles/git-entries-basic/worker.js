@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-XUAEMQLI.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-NIJWKZSG.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -5176,6 +5176,13 @@ function readMergeHeads(repo) {
     return [];
   }
 }
+function cherryPickInProgress(repo) {
+  try {
+    return /^[0-9a-f]{40}/.test(Deno.readTextFileSync(`${repo.gitdir}/CHERRY_PICK_HEAD`));
+  } catch {
+    return false;
+  }
+}
 async function commitIndex(repo, index, options) {
   const message = cleanupMessage(options.message);
   if (message === "") {
@@ -5189,6 +5196,9 @@ async function commitIndex(repo, index, options) {
   }
   if (amended && mergeHeads.length) {
     throw new PtermError("UncommittedChanges", "a merge is in progress; finish it with `git commit` (or `git merge --abort`) before amending.");
+  }
+  if (amended && cherryPickInProgress(repo)) {
+    throw new PtermError("UncommittedChanges", "a cherry-pick is in progress, and git does not amend in the middle of one; finish it with `git cherry-pick --continue` (or end it with `git cherry-pick --skip` or `--abort`) before amending.");
   }
   const tree = await writeTreeFromIndex(repo, index);
   index.dirty = true;

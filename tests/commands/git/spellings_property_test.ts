@@ -177,6 +177,14 @@ Deno.test({
           { kind: "git", line: "git add ." },
           { kind: "git", line: "git reset --soft HEAD~1" },
         ]],
+        // An empty cherry-pick stops in progress; an amend then is refused, as git refuses it, instead of
+        // rewriting HEAD and ending the pick.
+        [[
+          { kind: "git", line: "git checkout -b x" },
+          { kind: "git", line: "git stash pop" },
+          { kind: "git", line: "git cherry-pick x" },
+          { kind: "git", line: "git commit --amend --no-edit" },
+        ]],
       ],
     },
   );
