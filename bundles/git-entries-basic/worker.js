@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-NIJWKZSG.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-EH6PKBRA.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -4923,6 +4923,9 @@ function smudgeRacyEntries(index, currentStat) {
     if (info === "unknown" || statMatches(entry, info)) entry.size = 0;
   }
 }
+function entryFromWrite(path, oid, mode, info) {
+  return entryWithStat(path, oid, mode, info);
+}
 function entryWithStat(path, oid, mode, info) {
   return setStatFields(emptyEntry(path, oid, mode), info);
 }
@@ -9126,7 +9129,8 @@ async function stage(repo, index, policy, specs, options = {}) {
       await repo.objects.writeHashed(oid, header, content);
       const old = index.entries.get(path);
       const mode = worktreeMode(repo, info, old?.mode ?? index.conflicts.get(path)?.find((e) => e.stage === 2)?.mode);
-      index.set(entryFromStat(path, oid, info.isSymlink ? S_IFLNK : mode, info, statTime), true);
+      const entryMode = info.isSymlink ? S_IFLNK : mode;
+      index.set(options.written ? entryFromWrite(path, oid, entryMode, info) : entryFromStat(path, oid, entryMode, info, statTime), true);
       if (old) updated.push(path);
       else added.push(path);
     }

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-ORCCI4PU.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-5GUYB3CM.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7610,7 +7610,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-MNJ4Y3GF.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-NFM2IZIS.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -16859,7 +16859,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-ZWV33H6O.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-GXFZ5A7T.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16883,7 +16883,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-AWBJPE3W.js", import.meta.url).href)
+      git: await import(new URL("./api-BLRQEZUY.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -17877,6 +17877,7 @@ export {
   S_IFGITLINK,
   statMatches,
   emptyEntry,
+  entryFromWrite,
   entryFromStat,
   objectHeader,
   pathPolicy,

@@ -9354,7 +9354,8 @@ async function stageWritten(git, dir, paths, root, warnings) {
   try {
     await git.stagePaths(dir, paths, {
       locked: true,
-      root
+      root,
+      written: true
     });
     return;
   } catch (error) {
@@ -9366,7 +9367,8 @@ async function stageWritten(git, dir, paths, root, warnings) {
         path
       ], {
         locked: true,
-        root
+        root,
+        written: true
       });
     } catch (error) {
       if (!isCode(error, "InvalidArgs")) throw error;
@@ -9783,7 +9785,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-LZ3UTJKL.js", import.meta.url).href)
+    git: await import(new URL("./api-VJVBK4AO.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9833,7 +9835,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-LZ3UTJKL.js", import.meta.url).href)
+    git: await import(new URL("./api-VJVBK4AO.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

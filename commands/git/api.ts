@@ -87,17 +87,20 @@ export async function withRepoLock<T>(dir: string, fn: () => Promise<T>): Promis
   return await withLock(open(dir), fn, "patch");
 }
 
-/** Like `git add -A -- <paths>` (deletions staged too), inside a held lock. Paths are relative to `dir`. */
+/**
+ * Like `git add -A -- <paths>` (deletions staged too), inside a held lock. Paths are relative to `dir`.
+ * `written`: the caller has just written these files itself (their stat data is recorded whole; see `stage`).
+ */
 export async function stagePaths(
   dir: string,
   paths: readonly string[],
-  opts: { locked: true; root?: string },
+  opts: { locked: true; root?: string; written?: boolean },
 ): Promise<void> {
   const repo = open(dir);
   assertLocked(repo, "stagePaths");
   if (paths.length === 0) return;
   const specs = paths.map((p) => normalizeUserPath(p));
-  await stage(repo, loadIndex(repo), policyFor(dir, opts.root), specs);
+  await stage(repo, loadIndex(repo), policyFor(dir, opts.root), specs, { written: opts.written });
 }
 
 /** The index's mode of each path that has an entry (stage 0), e.g. 0o120000 for a link. */

@@ -40,7 +40,11 @@ export interface GitApi {
   operationInProgress(dir: string): Promise<"merge" | "cherry-pick" | "revert" | "rebase" | null>;
   hideWorkspaceState(dir: string): Promise<void>;
   withRepoLock<T>(dir: string, fn: () => Promise<T>): Promise<T>;
-  stagePaths(dir: string, paths: readonly string[], opts: { locked: true; root?: string }): Promise<void>;
+  stagePaths(
+    dir: string,
+    paths: readonly string[],
+    opts: { locked: true; root?: string; written?: boolean },
+  ): Promise<void>;
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
   gitlinkOid(dir: string, path: string, opts: { locked: true }): Promise<string | null>;
   indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>;
@@ -1046,14 +1050,14 @@ async function stageWritten(
   warnings: string[],
 ): Promise<void> {
   try {
-    await git.stagePaths(dir, paths, { locked: true, root });
+    await git.stagePaths(dir, paths, { locked: true, root, written: true });
     return;
   } catch (error) {
     if (!isCode(error, "InvalidArgs")) throw error;
   }
   for (const path of paths) {
     try {
-      await git.stagePaths(dir, [path], { locked: true, root });
+      await git.stagePaths(dir, [path], { locked: true, root, written: true });
     } catch (error) {
       if (!isCode(error, "InvalidArgs")) throw error;
       warnings.push(`\`${path}\` was written but not committed: git will not stage it (${(error as Error).message})`);

@@ -4,7 +4,7 @@ import { PtermError } from "../../../core/errors.ts";
 import { Pacer } from "../../../core/pace.ts";
 import { comparePaths } from "../odb/bytes.ts";
 import { IgnoreRules } from "./ignore.ts";
-import { emptyEntry, entryFromStat, type Index, S_IFGITLINK, S_IFLNK } from "./index_file.ts";
+import { emptyEntry, entryFromStat, entryFromWrite, type Index, S_IFGITLINK, S_IFLNK } from "./index_file.ts";
 import { submoduleHead } from "../repo/submodule.ts";
 import { sha1 } from "../odb/codec.ts";
 import { conversionFor, worktreeBlob } from "./convert.ts";
@@ -36,7 +36,18 @@ export async function stage(
   index: Index,
   policy: PathPolicy,
   specs: readonly string[],
-  options: { force?: boolean; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+  options: {
+    force?: boolean;
+    signal?: AbortSignal;
+    onProgress?: (done: number, total: number) => void;
+    /**
+     * The caller wrote these files itself in this call (a patch): their stat data is recorded whole,
+     * as git's apply and checkout record a file they wrote, instead of smudged as a file modified in
+     * the last moments by someone else is. git's own racy check still reads any entry not older than
+     * the index file.
+     */
+    written?: boolean;
+  } = {},
 ): Promise<StageResult> {
   conversionFor(repo, index);
   const all = specs.includes("");
@@ -145,7 +156,13 @@ export async function stage(
       await repo.objects.writeHashed(oid, header, content);
       const old = index.entries.get(path);
       const mode = worktreeMode(repo, info, old?.mode ?? (index.conflicts.get(path)?.find((e) => e.stage === 2)?.mode));
-      index.set(entryFromStat(path, oid, info.isSymlink ? S_IFLNK : mode, info, statTime), true);
+      const entryMode = info.isSymlink ? S_IFLNK : mode;
+      index.set(
+        options.written
+          ? entryFromWrite(path, oid, entryMode, info)
+          : entryFromStat(path, oid, entryMode, info, statTime),
+        true,
+      );
       if (old) updated.push(path);
       else added.push(path);
     }

@@ -185,6 +185,14 @@ Deno.test({
           { kind: "git", line: "git cherry-pick x" },
           { kind: "git", line: "git commit --amend --no-edit" },
         ]],
+        // The entry `apply --index` stages for the file it wrote keeps that file's stat data whole, so the
+        // next `apply --index` (pterm's or git's) finds the file matching the index.
+        [[
+          { kind: "git", line: "git apply --index fix.diff" },
+          { kind: "git", line: "git reset --soft HEAD~1" },
+          { kind: "git", line: "git apply -R --index fix.diff" },
+          { kind: "write", file: "a.txt", text: "alpha" },
+        ]],
       ],
     },
   );
