@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-5GUYB3CM.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-M6EQVIZF.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7610,7 +7610,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-NFM2IZIS.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-FULKBPJ2.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9103,6 +9103,14 @@ function clearSequenceState(repo) {
     } catch {
     }
   }
+}
+function endBranchState(repo) {
+  const names = folderNames(repo.gitdir) ?? /* @__PURE__ */ new Set();
+  let warnings = "";
+  if (names.has("CHERRY_PICK_HEAD")) warnings += "warning: cancelling a cherry picking in progress\n";
+  if (names.has("REVERT_HEAD")) warnings += "warning: cancelling a revert in progress\n";
+  if (SEQUENCE_FILES.some((name) => names.has(name))) clearSequenceState(repo);
+  return warnings;
 }
 function readMergeHeads(repo) {
   try {
@@ -13462,26 +13470,31 @@ async function switchHead(ctx, opened, target, options) {
   }
   const before = readHead(repo);
   const resetExisting = !!options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`) !== null;
+  let cancelled = "";
   const outcome = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
+    let switched;
     if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
-      const switched = await switchTo(repo, index, policy, target ?? "HEAD", {
+      const detached = await switchTo(repo, index, policy, target ?? "HEAD", {
         detach: true,
         force: options.force,
         author
       });
-      await createBranch(repo, options.forceCreate, switched.head, author, true);
-      return await switchTo(repo, loadIndex(repo), policy, options.forceCreate, {
+      await createBranch(repo, options.forceCreate, detached.head, author, true);
+      switched = await switchTo(repo, loadIndex(repo), policy, options.forceCreate, {
         force: options.force,
         author
       });
+    } else {
+      switched = await switchTo(repo, index, policy, target ?? "HEAD", {
+        detach: options.detach,
+        force: options.force,
+        createBranch: newBranch,
+        author
+      });
     }
-    return await switchTo(repo, index, policy, target ?? "HEAD", {
-      detach: options.detach,
-      force: options.force,
-      createBranch: newBranch,
-      author
-    });
+    cancelled = endBranchState(repo);
+    return switched;
   });
   const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
   const tracking = upstream && newBranch ? await recordUpstream(repo, newBranch, upstream) : "";
@@ -13497,7 +13510,7 @@ async function switchHead(ctx, opened, target, options) {
     force: options.force
   });
   ctx.stdout.write(printed.localChanges + tracking + printed.stdout);
-  ctx.stderr.write(printed.stderr);
+  ctx.stderr.write(printed.stderr + cancelled);
   const listed = bounded(outcome.changed);
   return {
     repo_path: rel,
@@ -13942,8 +13955,16 @@ var checkout = async (ctx) => {
 };
 
 // commands/git/handlers/switch.ts
+var SWITCH_REFUSED = {
+  merge: "cannot switch branch while merging: conclude the merge with `git commit` or give it up with `git merge --abort`, then switch.",
+  rebase: "cannot switch branch while rebasing: go on with `git rebase --continue` or give it up with `git rebase --abort`, then switch.",
+  "cherry-pick": "cannot switch branch while cherry-picking: go on with `git cherry-pick --continue`, or end it with `git cherry-pick --abort` (or `--quit`, which keeps the work tree as it is), then switch.",
+  revert: "cannot switch branch while reverting: go on with `git revert --continue`, or end it with `git revert --abort` (or `--quit`, which keeps the work tree as it is), then switch."
+};
 var switchHandler = async (ctx) => {
   const opened = await openFromFlags(ctx);
+  const inProgress = sequenceInProgress(opened.repo);
+  if (inProgress) throw new PtermError("Conflict", SWITCH_REFUSED[inProgress]);
   const given = ctx.positionals.branch;
   const target = given === void 0 ? void 0 : checkoutTarget(opened.repo, given);
   const creating = ctx.flags.create ?? ctx.flags["force-create"];
@@ -16859,7 +16880,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-GXFZ5A7T.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-MU2SOKVL.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16883,7 +16904,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-BLRQEZUY.js", import.meta.url).href)
+      git: await import(new URL("./api-O75GXSAS.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -16,6 +16,7 @@ import { trackingInfo } from "../porcelain/upstream.ts";
 import { statusAfter, trackingLines } from "./status.ts";
 import { createBranch } from "../porcelain/branches.ts";
 import { abortSequence, continueSequence } from "../porcelain/sequence_control.ts";
+import { endBranchState } from "../porcelain/commit.ts";
 import { switchTo } from "../porcelain/switch.ts";
 import { checkBranchName, listRefs, readHead, resolveRefOid } from "../repo/refs.ts";
 import { quitSequence, type Sequence, sequenceCommit } from "../merge/sequence.ts";
@@ -225,24 +226,31 @@ export async function switchHead(
   }
   const before = readHead(repo);
   const resetExisting = !!options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`) !== null;
+  let cancelled = "";
   const outcome = await withRepoLock(repo, async () => {
     const index = loadIndex(repo);
+    let switched;
     if (options.forceCreate && resolveRefOid(repo, `refs/heads/${options.forceCreate}`)) {
       // -B / -C: the branch is reset to the start point, then checked out.
-      const switched = await switchTo(repo, index, policy, target ?? "HEAD", {
+      const detached = await switchTo(repo, index, policy, target ?? "HEAD", {
         detach: true,
         force: options.force,
         author,
       });
-      await createBranch(repo, options.forceCreate, switched.head, author, true);
-      return await switchTo(repo, loadIndex(repo), policy, options.forceCreate, { force: options.force, author });
+      await createBranch(repo, options.forceCreate, detached.head, author, true);
+      switched = await switchTo(repo, loadIndex(repo), policy, options.forceCreate, { force: options.force, author });
+    } else {
+      switched = await switchTo(repo, index, policy, target ?? "HEAD", {
+        detach: options.detach,
+        force: options.force,
+        createBranch: newBranch,
+        author,
+      });
     }
-    return await switchTo(repo, index, policy, target ?? "HEAD", {
-      detach: options.detach,
-      force: options.force,
-      createBranch: newBranch,
-      author,
-    });
+    // As git's checkout: a merge, cherry-pick or revert in progress ends with the switch (git switch
+    // refused to start one).
+    cancelled = endBranchState(repo);
+    return switched;
   });
   const action = newBranch ? "create" : outcome.branch ? "switch" : "detach";
   // The branch exists now: its upstream is recorded after it, as git writes it after creating the ref.
@@ -259,7 +267,7 @@ export async function switchHead(
     force: options.force,
   });
   ctx.stdout.write(printed.localChanges + tracking + printed.stdout);
-  ctx.stderr.write(printed.stderr);
+  ctx.stderr.write(printed.stderr + cancelled);
   const listed = bounded(outcome.changed);
   return {
     repo_path: rel,

@@ -9,10 +9,25 @@ import type { switchFlags } from "../sub/switch.ts";
 import { isValidRefName, resolveRefOid } from "../repo/refs.ts";
 import { guessRemoteBranch } from "../porcelain/upstream.ts";
 import { isRevision, openFromFlags } from "./common.ts";
+import { type Sequence, sequenceInProgress } from "../merge/sequence.ts";
 import { checkoutTarget, type Pos, switchHead, trackChoice, warnSkippedCheckoutHook } from "./change_shared.ts";
+
+/** git switch's refusal while an operation is in progress (git checkout would end it instead). */
+const SWITCH_REFUSED: Record<Sequence, string> = {
+  merge: "cannot switch branch while merging: conclude the merge with `git commit` or give it up with " +
+    "`git merge --abort`, then switch.",
+  rebase: "cannot switch branch while rebasing: go on with `git rebase --continue` or give it up with " +
+    "`git rebase --abort`, then switch.",
+  "cherry-pick": "cannot switch branch while cherry-picking: go on with `git cherry-pick --continue`, or end " +
+    "it with `git cherry-pick --abort` (or `--quit`, which keeps the work tree as it is), then switch.",
+  revert: "cannot switch branch while reverting: go on with `git revert --continue`, or end it with " +
+    "`git revert --abort` (or `--quit`, which keeps the work tree as it is), then switch.",
+};
 
 export const switchHandler: Handler<typeof switchFlags, Pos<"branch">> = async (ctx) => {
   const opened = await openFromFlags(ctx);
+  const inProgress = sequenceInProgress(opened.repo);
+  if (inProgress) throw new PtermError("Conflict", SWITCH_REFUSED[inProgress]);
   const given = ctx.positionals.branch as string | undefined;
   const target = given === undefined ? undefined : checkoutTarget(opened.repo, given);
   const creating = ctx.flags.create ?? ctx.flags["force-create"];

@@ -1,6 +1,7 @@
 /** Committing the index: write-tree, the commit object, HEAD's branch moved under its lock. */
 
 import { PtermError } from "../../../core/errors.ts";
+import { folderNames } from "../../../core/fs/names.ts";
 import { type GitAuthor, signatureNow } from "../repo/identity.ts";
 import { emptyEntry, Index, treeModeToMode } from "../worktree/index_file.ts";
 import { cleanupMessage, parseCommit, serializeCommit, type Signature, splitMessage } from "../odb/objects.ts";
@@ -25,6 +26,20 @@ export function clearSequenceState(repo: Repo): void {
       Deno.removeSync(`${repo.gitdir}/${name}`);
     } catch { /* absent */ }
   }
+}
+
+/**
+ * What git's checkout does after it switched (remove_branch_state): a merge, cherry-pick or revert in
+ * progress is given up — its state files go — with git's warnings for a pick or a revert, returned for
+ * stderr. The work tree and index stay as the switch left them.
+ */
+export function endBranchState(repo: Repo): string {
+  const names = folderNames(repo.gitdir) ?? new Set<string>();
+  let warnings = "";
+  if (names.has("CHERRY_PICK_HEAD")) warnings += "warning: cancelling a cherry picking in progress\n";
+  if (names.has("REVERT_HEAD")) warnings += "warning: cancelling a revert in progress\n";
+  if (SEQUENCE_FILES.some((name) => names.has(name))) clearSequenceState(repo);
+  return warnings;
 }
 
 export function readMergeHeads(repo: Repo): string[] {

@@ -193,6 +193,14 @@ Deno.test({
           { kind: "git", line: "git apply -R --index fix.diff" },
           { kind: "write", file: "a.txt", text: "alpha" },
         ]],
+        // git switch refuses while a cherry-pick is in progress; git checkout switches and ends it.
+        [[
+          { kind: "git", line: "git checkout -b y" },
+          { kind: "git", line: "git cherry-pick y" },
+          { kind: "git", line: "git switch main" },
+          { kind: "git", line: "git checkout main" },
+          { kind: "git", line: "git commit --amend --no-edit" },
+        ]],
       ],
     },
   );
