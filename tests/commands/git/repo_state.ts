@@ -59,7 +59,10 @@ async function commitNames(dir: string, known: ReadonlySet<string>): Promise<(oi
     if (named) return named;
     const commit = commits.get(oid);
     if (!commit) return `?${oid}`;
-    const hash = createHash("sha1").update(`${commit.tree}\n${commit.parents.map(name).join(" ")}\n${commit.message}`)
+    // A message that names another commit in full (`This reverts commit <id>.`, `cherry picked from
+    // commit <id>`) names it by its content too.
+    const message = commit.message.replace(/\b[0-9a-f]{40}\b/g, (id) => id !== oid && commits.has(id) ? name(id) : id);
+    const hash = createHash("sha1").update(`${commit.tree}\n${commit.parents.map(name).join(" ")}\n${message}`)
       .digest("hex").slice(0, 16);
     memo.set(oid, hash);
     return hash;

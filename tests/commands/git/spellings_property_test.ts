@@ -63,6 +63,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       branch.map((b) => `git cherry-pick ${b}`),
       fc.constant("git clean -fd"),
       fc.constantFrom(
+        "git cherry-pick --abort",
+        "git cherry-pick --continue",
+        "git merge --abort",
+        "git revert --no-edit HEAD",
+        "git stash apply",
+        "git stash drop",
+        "git checkout -",
+        "git switch -",
+      ),
+      fc.constantFrom(
         "git apply fix.diff",
         "git apply --index fix.diff",
         "git apply -R fix.diff",
@@ -159,6 +169,14 @@ Deno.test({
     {
       numRuns: 25,
       examples: [
+        // Seed of a longer run: a revert's message names the reverted commit by its id, which differs
+        // between the two makers after an amend; repoState names it by content.
+        [[
+          { kind: "git", line: "git commit --amend --no-edit" },
+          { kind: "git", line: "git revert --no-edit HEAD" },
+          { kind: "git", line: "git cherry-pick x" },
+          { kind: "write", file: "a.txt", text: "alpha" },
+        ]],
         // Seed -34259477: a stashed untracked file made again before the pop, another one (fix.diff) free.
         [[
           { kind: "write", file: "dir/c.txt", text: "alpha" },
