@@ -116,6 +116,12 @@ async function setUp(root: string, twin: string): Promise<void> {
   await git(join(twin, "r"), "update-index", "-q", "--refresh");
 }
 
+/** A fixed example run: git lines, and `write <file> <text>` for a file written on both sides (as the log prints it). */
+const sequence = (...lines: string[]): [Step[]] => [lines.map((line): Step => {
+  const written = /^write (\S+) (\S+)$/.exec(line);
+  return written ? { kind: "write", file: written[1], text: written[2] } : { kind: "git", line };
+})];
+
 Deno.test({
   name: "git spellings in pterm do what real git does with them, step by step",
   sanitizeResources: false,
@@ -171,54 +177,38 @@ Deno.test({
       examples: [
         // Seed of a longer run: a revert's message names the reverted commit by its id, which differs
         // between the two makers after an amend; repoState names it by content.
-        [[
-          { kind: "git", line: "git commit --amend --no-edit" },
-          { kind: "git", line: "git revert --no-edit HEAD" },
-          { kind: "git", line: "git cherry-pick x" },
-          { kind: "write", file: "a.txt", text: "alpha" },
-        ]],
+        sequence("git commit --amend --no-edit", "git revert --no-edit HEAD", "git cherry-pick x", "write a.txt alpha"),
         // Seed -34259477: a stashed untracked file made again before the pop, another one (fix.diff) free.
-        [[
-          { kind: "write", file: "dir/c.txt", text: "alpha" },
-          { kind: "git", line: "git stash -u" },
-          { kind: "write", file: "dir/c.txt", text: "alpha" },
-          { kind: "git", line: "git stash pop" },
-          { kind: "git", line: "git add -A" },
-        ]],
+        sequence("write dir/c.txt alpha", "git stash -u", "write dir/c.txt alpha", "git stash pop", "git add -A"),
         // Seed 1078539393: the entry `reset <path>` takes from HEAD gets the file's stat data (git's
         // refresh after a mixed reset), so `apply --index` finds the file matching the index.
-        [[
-          { kind: "git", line: "git rm --cached a.txt" },
-          { kind: "git", line: "git reset a.txt" },
-          { kind: "git", line: "git apply --index fix.diff" },
-          { kind: "write", file: "a.txt", text: "alpha" },
-          { kind: "git", line: "git add ." },
-          { kind: "git", line: "git reset --soft HEAD~1" },
-        ]],
+        sequence(
+          "git rm --cached a.txt",
+          "git reset a.txt",
+          "git apply --index fix.diff",
+          "write a.txt alpha",
+          "git add .",
+          "git reset --soft HEAD~1",
+        ),
         // An empty cherry-pick stops in progress; an amend then is refused, as git refuses it, instead of
         // rewriting HEAD and ending the pick.
-        [[
-          { kind: "git", line: "git checkout -b x" },
-          { kind: "git", line: "git stash pop" },
-          { kind: "git", line: "git cherry-pick x" },
-          { kind: "git", line: "git commit --amend --no-edit" },
-        ]],
+        sequence("git checkout -b x", "git stash pop", "git cherry-pick x", "git commit --amend --no-edit"),
         // The entry `apply --index` stages for the file it wrote keeps that file's stat data whole, so the
         // next `apply --index` (pterm's or git's) finds the file matching the index.
-        [[
-          { kind: "git", line: "git apply --index fix.diff" },
-          { kind: "git", line: "git reset --soft HEAD~1" },
-          { kind: "git", line: "git apply -R --index fix.diff" },
-          { kind: "write", file: "a.txt", text: "alpha" },
-        ]],
+        sequence(
+          "git apply --index fix.diff",
+          "git reset --soft HEAD~1",
+          "git apply -R --index fix.diff",
+          "write a.txt alpha",
+        ),
         // git switch refuses while a cherry-pick is in progress; git checkout switches and ends it.
-        [[
-          { kind: "git", line: "git checkout -b y" },
-          { kind: "git", line: "git cherry-pick y" },
-          { kind: "git", line: "git switch main" },
-          { kind: "git", line: "git checkout main" },
-          { kind: "git", line: "git commit --amend --no-edit" },
-        ]],
+        sequence(
+          "git checkout -b y",
+          "git cherry-pick y",
+          "git switch main",
+          "git checkout main",
+          "git commit --amend --no-edit",
+        ),
       ],
     },
   );
