@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-DNDWL5VJ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-4F7AAW7Y.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -5179,13 +5179,6 @@ function readMergeHeads(repo) {
     return [];
   }
 }
-function cherryPickInProgress(repo) {
-  try {
-    return /^[0-9a-f]{40}/.test(Deno.readTextFileSync(`${repo.gitdir}/CHERRY_PICK_HEAD`));
-  } catch {
-    return false;
-  }
-}
 async function commitIndex(repo, index, options) {
   const message = cleanupMessage(options.message);
   if (message === "") {
@@ -5199,9 +5192,6 @@ async function commitIndex(repo, index, options) {
   }
   if (amended && mergeHeads.length) {
     throw new PtermError("UncommittedChanges", "a merge is in progress; finish it with `git commit` (or `git merge --abort`) before amending.");
-  }
-  if (amended && cherryPickInProgress(repo)) {
-    throw new PtermError("UncommittedChanges", "a cherry-pick is in progress, and git does not amend in the middle of one; finish it with `git cherry-pick --continue` (or end it with `git cherry-pick --skip` or `--abort`) before amending.");
   }
   const tree = await writeTreeFromIndex(repo, index);
   index.dirty = true;
@@ -11179,6 +11169,9 @@ var commit = async (ctx) => {
   const warnings = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
+  if (amend && sequenceCommit(repo, "cherry-pick") !== null) {
+    throw new PtermError("UncommittedChanges", "a cherry-pick is in progress, and git does not amend in the middle of one; finish it with `git cherry-pick --continue` (or end it with `git cherry-pick --skip` or `--abort`) before amending.");
+  }
   if (message === null && !amend) {
     const prepared = sequenceInProgress(repo) ? preparedMessage(repo) : squashMessage(repo);
     message = prepared === null ? null : concludingMessage(prepared);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-M6EQVIZF.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-2T55UG7B.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7610,7 +7610,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-FULKBPJ2.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-DTFOEDH2.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -9119,13 +9119,6 @@ function readMergeHeads(repo) {
     return [];
   }
 }
-function cherryPickInProgress(repo) {
-  try {
-    return /^[0-9a-f]{40}/.test(Deno.readTextFileSync(`${repo.gitdir}/CHERRY_PICK_HEAD`));
-  } catch {
-    return false;
-  }
-}
 async function commitIndex(repo, index, options) {
   const message = cleanupMessage(options.message);
   if (message === "") {
@@ -9139,9 +9132,6 @@ async function commitIndex(repo, index, options) {
   }
   if (amended && mergeHeads.length) {
     throw new PtermError("UncommittedChanges", "a merge is in progress; finish it with `git commit` (or `git merge --abort`) before amending.");
-  }
-  if (amended && cherryPickInProgress(repo)) {
-    throw new PtermError("UncommittedChanges", "a cherry-pick is in progress, and git does not amend in the middle of one; finish it with `git cherry-pick --continue` (or end it with `git cherry-pick --skip` or `--abort`) before amending.");
   }
   const tree = await writeTreeFromIndex(repo, index);
   index.dirty = true;
@@ -16880,7 +16870,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-MU2SOKVL.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-5LUCC4ED.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16904,7 +16894,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-O75GXSAS.js", import.meta.url).href)
+      git: await import(new URL("./api-UJJ3A3E7.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

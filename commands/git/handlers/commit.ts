@@ -12,6 +12,7 @@ import { commitIndex, onlyPathsIndex, partialCommitFiles } from "../porcelain/co
 import {
   concludingMessage,
   preparedMessage,
+  sequenceCommit,
   sequenceCommitOptions,
   sequenceInProgress,
   squashMessage,
@@ -68,6 +69,15 @@ export const commit: Handler<typeof commitFlags> = async (ctx) => {
   const warnings: string[] = [];
   let message = commitMessage(ctx, warnings);
   const amend = ctx.flags.amend;
+  // git refuses to amend in the middle of a cherry-pick ("cannot amend"): the amend would rewrite HEAD and
+  // end the pick without its commit.
+  if (amend && sequenceCommit(repo, "cherry-pick") !== null) {
+    throw new PtermError(
+      "UncommittedChanges",
+      "a cherry-pick is in progress, and git does not amend in the middle of one; finish it with " +
+        "`git cherry-pick --continue` (or end it with `git cherry-pick --skip` or `--abort`) before amending.",
+    );
+  }
   // Concluding a merge, cherry-pick or revert (or a rebase's stopped pick): git's message is the one it prepared,
   // as git's editor saves it unchanged — its comment lines (`# Conflicts:`) stripped.
   if (message === null && !amend) {

@@ -52,15 +52,6 @@ export function readMergeHeads(repo: Repo): string[] {
   }
 }
 
-/** Whether CHERRY_PICK_HEAD names a commit: a cherry-pick stopped in progress. */
-function cherryPickInProgress(repo: Repo): boolean {
-  try {
-    return /^[0-9a-f]{40}/.test(Deno.readTextFileSync(`${repo.gitdir}/CHERRY_PICK_HEAD`));
-  } catch {
-    return false;
-  }
-}
-
 export interface CommitOptions {
   readonly message: string;
   readonly author: GitAuthor;
@@ -99,15 +90,6 @@ export async function commitIndex(repo: Repo, index: Index, options: CommitOptio
     throw new PtermError(
       "UncommittedChanges",
       "a merge is in progress; finish it with `git commit` (or `git merge --abort`) before amending.",
-    );
-  }
-  // git refuses to amend in the middle of a cherry-pick ("cannot amend"): the amend would rewrite HEAD and
-  // end the pick without its commit.
-  if (amended && cherryPickInProgress(repo)) {
-    throw new PtermError(
-      "UncommittedChanges",
-      "a cherry-pick is in progress, and git does not amend in the middle of one; finish it with " +
-        "`git cherry-pick --continue` (or end it with `git cherry-pick --skip` or `--abort`) before amending.",
     );
   }
   const tree = await writeTreeFromIndex(repo, index);

@@ -247,7 +247,13 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
     twiceRefused: 0,
     twiceAccepted: 0,
   };
-  for (let round = 0; stats.diffs < DIFFS; round++) {
+  // Whether a --3way merge conflicts, or a retry is accepted, is up to the draw: those rounds need not come.
+  const optional = new Set(["twiceAccepted", "threewayConflicts"]);
+  const lacking = () => Object.entries(stats).some(([what, count]) => !optional.has(what) && count === 0);
+  // A full run goes on past DIFFS (up to three times as many) until every kind of round has come: a
+  // seed that draws no refused "exists" diff in 60 rounds is not a failure of pterm.
+  const enough = () => stats.diffs >= DIFFS && (DIFFS < 50 || !lacking() || stats.diffs >= DIFFS * 3);
+  for (let round = 0; !enough(); round++) {
     await change(rng, gen, model);
     const shape = rng.pick(["plain", "plain", "plain", "no-prefix", "U0", "U1", "U8", "mail"]);
     const options = [
@@ -393,10 +399,7 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
   }
   if (DIFFS >= 50) {
     for (const [what, count] of Object.entries(stats)) {
-      // Whether a --3way merge conflicts is up to the draw: its rounds must come, not their outcome.
-      if (what !== "twiceAccepted" && what !== "threewayConflicts") {
-        assert.ok(count > 0, `no ${what} in ${DIFFS} rounds`);
-      }
+      if (!optional.has(what)) assert.ok(count > 0, `no ${what} in ${stats.diffs} rounds`);
     }
   }
   // deno-lint-ignore no-console -- what this run drew, for whoever reads the log
