@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-2T55UG7B.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-RTCZ4OVF.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7610,7 +7610,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-DTFOEDH2.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-SP2LQYR2.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -16870,7 +16870,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-5LUCC4ED.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-DB7LCPLH.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16894,7 +16894,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-UJJ3A3E7.js", import.meta.url).href)
+      git: await import(new URL("./api-WKILVD7T.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -17886,6 +17886,7 @@ export {
   IgnoreRules,
   S_IFLNK,
   S_IFGITLINK,
+  entryMtimeMs,
   statMatches,
   emptyEntry,
   entryFromWrite,
@@ -17898,6 +17899,7 @@ export {
   lstatTracked,
   conversionFor,
   worktreeBlob,
+  hashWorktreeFile,
   isRepositoryDir,
   excludePtermState,
   openRepo,

@@ -7380,8 +7380,8 @@ async function checkAsGitApply(view, file, from, to, results, leaving) {
   }
 }
 async function matchesIndexEntry(state, entry) {
-  if (entry.statMatches === false) return false;
-  if (await blobId(bytesOf(state)) !== entry.oid) return false;
+  if (entry.matches === false) return false;
+  if (entry.matches === null && await blobId(bytesOf(state)) !== entry.oid) return false;
   if (entry.mode !== 33188 && entry.mode !== 33261) return true;
   return entry.mode === 33261 === ((state.mode & 64) !== 0);
 }
@@ -9785,7 +9785,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-K3LHI4GT.js", import.meta.url).href)
+    git: await import(new URL("./api-BZMTG5K3.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9835,7 +9835,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-K3LHI4GT.js", import.meta.url).href)
+    git: await import(new URL("./api-BZMTG5K3.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

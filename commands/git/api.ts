@@ -29,7 +29,8 @@ import {
 import { revertCommit } from "./porcelain/pick.ts";
 import { pathsChangedBy as pathsChangedByLib, resetTo } from "./porcelain/reset.ts";
 import { createTag } from "./porcelain/tags.ts";
-import { emptyEntry, S_IFGITLINK, S_IFLNK, statMatches } from "./worktree/index_file.ts";
+import { emptyEntry, entryMtimeMs, type IndexEntry, S_IFGITLINK, S_IFLNK, statMatches } from "./worktree/index_file.ts";
+import { hashWorktreeFile } from "./worktree/compare.ts";
 import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./repo/repo.ts";
 import { resolveRevision } from "./history/revparse.ts";
 import { mergeFileBytes } from "./merge/merge.ts";
@@ -133,18 +134,35 @@ export function gitlinkOid(dir: string, path: string, _opts: { locked: true }): 
  * matches the stat data the index keeps for it (null: no file there) — what git's ie_match_stat
  * checks before `git apply --index` trusts a file. Null when there is no entry.
  */
-export function indexEntry(
+export async function indexEntry(
   dir: string,
   path: string,
-): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null> {
+): Promise<{ oid: string; mode: number; matches: boolean | null } | null> {
   const normalized = normalizeUserPath(path);
-  const entry = loadIndex(open(dir)).entries.get(normalized);
-  if (!entry) return Promise.resolve(null);
+  const repo = open(dir);
+  const index = loadIndex(repo);
+  const entry = index.entries.get(normalized);
+  if (!entry) return null;
   let info: Deno.FileInfo | null = null;
   try {
     info = Deno.lstatSync(`${dir}/${normalized}`);
   } catch { /* no file there */ }
-  return Promise.resolve({ oid: entry.oid, mode: entry.mode, statMatches: info && statMatches(entry, info) });
+  return {
+    oid: entry.oid,
+    mode: entry.mode,
+    matches: info && await matchesEntry(repo, index.fileMtimeMs, entry, info),
+  };
+}
+
+/**
+ * Whether the work-tree file matches its index entry as git apply's verify_index_match decides
+ * (ce_match_stat): by its stat data; an entry not older than the index file (racy) is read as
+ * well, in git's form (line endings converted as `core.autocrlf` and the attributes say).
+ */
+async function matchesEntry(repo: Repo, indexMtimeMs: number, entry: IndexEntry, info: Deno.FileInfo) {
+  if (!statMatches(entry, info)) return false;
+  if (entryMtimeMs(entry) < indexMtimeMs) return true;
+  return (await hashWorktreeFile(repo, entry.path, info)) === entry.oid;
 }
 
 /** What the index holds at `path` (stage 0): the blob's bytes and the entry's mode, or null. */

@@ -47,7 +47,7 @@ export interface GitApi {
   ): Promise<void>;
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
   gitlinkOid(dir: string, path: string, opts: { locked: true }): Promise<string | null>;
-  indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>;
+  indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number; matches: boolean | null } | null>;
   indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
   blobByPrefix(dir: string, prefix: string): Promise<Uint8Array | null>;
   threeWayMerge(

@@ -917,15 +917,16 @@ async function checkAsGitApply(
 /**
  * Whether a file is what its index entry records, as `git apply --index` requires (git's
  * ie_match_stat): its stat data as the index keeps it — a file rewritten with the same content
- * does not match until the index is refreshed (`git status`, `git add`) —, its content and its
- * executable bit.
+ * does not match until the index is refreshed (`git status`, `git add`) —, for a racy entry its
+ * content in git's form (the git side decides both: api.indexEntry), and its executable bit.
  */
 async function matchesIndexEntry(
   state: FileState & { kind: "file" },
-  entry: { readonly oid: string; readonly mode: number; readonly statMatches: boolean | null },
+  entry: { readonly oid: string; readonly mode: number; readonly matches: boolean | null },
 ): Promise<boolean> {
-  if (entry.statMatches === false) return false;
-  if ((await blobId(bytesOf(state))) !== entry.oid) return false;
+  if (entry.matches === false) return false;
+  // No file for the git side to look at (it went meanwhile): the bytes the patch read decide.
+  if (entry.matches === null && (await blobId(bytesOf(state))) !== entry.oid) return false;
   if (entry.mode !== 0o100644 && entry.mode !== 0o100755) return true;
   return (entry.mode === 0o100755) === ((state.mode & 0o100) !== 0);
 }

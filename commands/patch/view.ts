@@ -107,8 +107,7 @@ export class View {
   /** Diffs apply with `git apply`'s semantics and messages (the `git apply` spelling), else null. */
   gitApply: GitApplyMode | null = null;
   /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
-  indexEntry: ((rel: string) => Promise<{ oid: string; mode: number; statMatches: boolean | null } | null>) | null =
-    null;
+  indexEntry: ((rel: string) => Promise<{ oid: string; mode: number; matches: boolean | null } | null>) | null = null;
   /** The blob an abbreviated object name names in the repository, or null (`git apply --3way`'s preimage). */
   blobByPrefix: ((prefix: string) => Promise<Uint8Array | null>) | null = null;
   /** `git apply --3way`'s merge of one file's three versions, or null outside a repository. */

@@ -134,3 +134,29 @@ Deno.test("reset, revert, tag and pathsChangedBy", async () => {
   assert.equal((await git(dir, "status", "--porcelain")).trim().split("\n").sort().join(","), "A  c.txt,M  a.txt");
   await assertFsck(dir);
 });
+
+Deno.test("indexEntry: a file matches its entry as git apply --index decides, line endings converted for a racy one", async () => {
+  await using dir = await makeRoot();
+  const repo = dir.path;
+  await gitInit(repo);
+  await git(repo, "config", "core.autocrlf", "true");
+  await Deno.writeFile(`${repo}/w.txt`, new TextEncoder().encode("a\r\nb\r\n"));
+  await git(repo, "add", "w.txt");
+  await git(repo, "commit", "-qm", "crlf");
+  // The blob holds LF lines; the file CRLF ones. Real git's own check accepts it.
+  const check = await gitRaw(
+    repo,
+    ["apply", "--index", "--check", "-"],
+    "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n",
+  );
+  assert.equal(check.code, 0, check.stderr);
+  assert.equal((await api.indexEntry(repo, "w.txt"))?.matches, true);
+  // Racy (the entry not older than the index file): read, in git's form, and still a match.
+  const index = `${repo}/.git/index`;
+  const mtime = Deno.lstatSync(`${repo}/w.txt`).mtime!;
+  Deno.utimeSync(index, mtime, mtime);
+  assert.equal((await api.indexEntry(repo, "w.txt"))?.matches, true);
+  // Rewritten with other content: its stat data no longer matches, as git says ("does not match index").
+  await Deno.writeFile(`${repo}/w.txt`, new TextEncoder().encode("a\r\nbb\r\n"));
+  assert.equal((await api.indexEntry(repo, "w.txt"))?.matches, false);
+});
