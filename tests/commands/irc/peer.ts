@@ -34,12 +34,16 @@ export class Peer {
   #waiters: (() => void)[] = [];
   #closed = false;
   readonly #reading: Promise<void>;
-  readonly nick: string;
+  #nick: string;
 
   private constructor(conn: Deno.Conn, nick: string) {
     this.#conn = conn;
-    this.nick = nick;
+    this.#nick = nick;
     this.#reading = this.#read();
+  }
+
+  get nick(): string {
+    return this.#nick;
   }
 
   static async connect(
@@ -162,6 +166,34 @@ export class Peer {
     const from = this.lines.length;
     await this.raw(`PING :${token}`);
     await this.waitFor((l) => l.command === "PONG" && l.params.at(-1) === token, 30_000, "PONG", from);
+  }
+
+  /**
+   * Changes to `nick`, asking again while the server answers 433: a nick whose holder has just
+   * gone can stay taken until the server has processed that holder's end (ngIRCd does not read
+   * from a client serving its flood penalty, so a QUIT or a closed socket waits). Returns the
+   * 433 answers it got on the way, so that a test can say what held the nick.
+   */
+  async takeNick(nick: string, timeoutMs = 10_000): Promise<PeerLine[]> {
+    const deadline = Date.now() + timeoutMs;
+    const refusals: PeerLine[] = [];
+    while (true) {
+      const from = this.lines.length;
+      await this.raw(`NICK ${nick}`);
+      const answer = await this.waitFor(
+        (l) => (l.command === "NICK" && l.prefix.split("!")[0] === this.#nick) || l.command === "433",
+        5_000,
+        `the answer to NICK ${nick}`,
+        from,
+      );
+      if (answer.command === "NICK") {
+        this.#nick = nick;
+        return refusals;
+      }
+      refusals.push(answer);
+      if (Date.now() > deadline) throw new Error(`${this.#nick}: ${nick} still in use after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 
   async close(): Promise<void> {
