@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-4F7AAW7Y.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-VU2M6AN3.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7051,19 +7051,25 @@ var TextConversion = class {
    * The bytes git would store for work-tree `content` at `path` (convert_to_git). git's "safer
    * autocrlf": text=auto content whose blob in the index already has CRLF is stored as it is.
    * With `staging`, a filtered path is refused.
+   *
+   * `patching`: read as git apply reads a file it patches (read_old_data) — a filtered path is
+   * refused (pterm cannot run the filter, so it cannot see what git would patch); line endings
+   * are converted whatever the index holds (git's CONV_EOL_RENORMALIZE), or, with `keepCrlf`
+   * (the diff's own old lines end in CRLF), left as they are (CONV_EOL_KEEP_CRLF).
    */
   async toGit(path, content, options = {}) {
     const plan = await this.plan(path);
     if (options.staging) refuseUnsupported(path, plan, content, "stage");
+    if (options.patching) refuseUnsupported(path, plan, content, "patch");
     let out = content;
-    if (plan.crlf !== "binary" && out.length > 0) {
+    if (plan.crlf !== "binary" && out.length > 0 && !options.patching?.keepCrlf) {
       const stats = gatherStats(out);
       let convert = stats.crlf > 0;
       let binary = false;
       if (isAuto(plan.crlf)) {
         binary = isBinary(stats);
         if (binary) convert = false;
-        else if (convert && await this.#hasCrlfInIndex(path)) convert = false;
+        else if (convert && !options.patching && await this.#hasCrlfInIndex(path)) convert = false;
       }
       if (options.staging && !binary && this.#safeCrlf) this.#refuseLossyRoundTrip(path, plan.crlf, stats, convert);
       if (convert) out = stripCr(out, isAuto(plan.crlf));
@@ -7126,7 +7132,8 @@ function refuseUnsupported(path, plan, content, action) {
   }
   if (plan.filter === null) return;
   if (plan.filter === "lfs" && isLfsPointer(content)) return;
-  throw new PtermError("UnsupportedFilter", `${path} has filter=${plan.filter} in .gitattributes; pterm cannot run filters, and staging the file as it is would commit its unfiltered content. Use the real git (with the ${plan.filter} filter installed) for this path, or leave it out (name other paths).`);
+  const why = action === "patch" ? "so it cannot see the content git would patch; nothing was written" : "and staging the file as it is would commit its unfiltered content";
+  throw new PtermError("UnsupportedFilter", `${path} has filter=${plan.filter} in .gitattributes; pterm cannot run filters, ${why}. Use the real git (with the ${plan.filter} filter installed) for this path, or leave it out (name other paths).`);
 }
 function stripCr(src, anyCr) {
   const out = new Uint8Array(src.length);
@@ -9111,7 +9118,8 @@ async function stage(repo, index, policy, specs, options = {}) {
       const info = lstatTracked(repo, path, realFolders);
       if (!info || info.isDirectory) continue;
       const statTime = Date.now();
-      const content = await worktreeBlob(repo, path, info, {
+      const given = info.isFile ? options.blobs?.get(path) : void 0;
+      const content = given ?? await worktreeBlob(repo, path, info, {
         staging: true
       });
       const header = objectHeader("blob", content.length);
@@ -9120,7 +9128,9 @@ async function stage(repo, index, policy, specs, options = {}) {
       const old = index.entries.get(path);
       const mode = worktreeMode(repo, info, old?.mode ?? index.conflicts.get(path)?.find((e) => e.stage === 2)?.mode);
       const entryMode = info.isSymlink ? S_IFLNK : mode;
-      index.set(options.written ? entryFromWrite(path, oid, entryMode, info) : entryFromStat(path, oid, entryMode, info, statTime), true);
+      const entry = options.written ? entryFromWrite(path, oid, entryMode, info) : entryFromStat(path, oid, entryMode, info, statTime);
+      index.set(entry, true);
+      if (given && !bytesEqual(await worktreeBlob(repo, path, info), given)) entry.size = 0;
       if (old) updated.push(path);
       else added.push(path);
     }

@@ -5776,6 +5776,10 @@ var View = class {
   source = null;
   /** Diffs apply with `git apply`'s semantics and messages (the `git apply` spelling), else null. */
   gitApply = null;
+  /** Work-tree files are patched in git's form and written back in the work tree's (git apply), else null. */
+  lineEndings = null;
+  /** Paths whose diff's old lines end in CRLF: read with their line endings kept (git's crlf_in_old). */
+  keepCrlf = /* @__PURE__ */ new Set();
   /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
   indexEntry = null;
   /** The blob an abbreviated object name names in the repository, or null (`git apply --3way`'s preimage). */
@@ -5859,13 +5863,15 @@ var View = class {
     } else if (info?.isSymlink) {
       throw new PtermError("PatchApplyError", `\`${rel}\` is a symlink; a patch never writes through symlinks.`);
     }
+    const converted = disk && this.lineEndings && !this.source ? await this.lineEndings.toGit(rel, disk.bytes, this.keepCrlf.has(rel)) : null;
     const entry = {
       rel,
       abs,
       disk,
+      converted: converted && !equalBytes(converted, disk.bytes) ? converted : null,
       state: disk ? {
         kind: "file",
-        content: disk.bytes,
+        content: converted ?? disk.bytes,
         mode: disk.mode
       } : {
         kind: "absent"
@@ -5970,8 +5976,12 @@ var View = class {
   absOf(rel) {
     return join(this.repoAbs, ...rel.split("/"));
   }
-  /** The entries whose final state differs from the disk, in path order. */
-  changes() {
+  /**
+   * The entries whose final state differs from the disk, in path order, with the bytes to write
+   * (in the work tree's form where `lineEndings` converts). A file whose content is left as the
+   * view read it keeps the disk's bytes, line endings included.
+   */
+  async changes() {
     const out = [];
     for (const entry of [
       ...this.#entries.values()
@@ -5987,7 +5997,10 @@ var View = class {
         });
         continue;
       }
-      const bytes = bytesOf(after);
+      const content = bytesOf(after);
+      let bytes = content;
+      if (before && equalBytes(entry.converted ?? before.bytes, content)) bytes = before.bytes;
+      else if (this.lineEndings && !this.source) bytes = await this.lineEndings.toWorktree(entry.rel, content);
       if (before && before.mode === after.mode && equalBytes(before.bytes, bytes)) continue;
       out.push({
         rel: entry.rel,
@@ -5996,7 +6009,10 @@ var View = class {
         after: {
           bytes,
           mode: after.mode
-        }
+        },
+        ...this.lineEndings && !this.source ? {
+          blob: content
+        } : {}
       });
     }
     return out;
@@ -7420,7 +7436,7 @@ async function diffOp(block, view) {
     throw error;
   }
   if (view.gitApply?.reverse) {
-    files = files.map((file) => {
+    files = files.reverse().map((file) => {
       const reversed = reversedDiff(file);
       if (reversed) return reversed;
       throw new OpError("UnsupportedFormat", `the diff of \`${file.newPath ?? file.oldPath}\` cannot be applied in reverse: ${file.copy ? "it copies a file" : "its binary patch has no reverse hunk"}`, {
@@ -7486,6 +7502,9 @@ async function diffOp(block, view) {
   ] : []));
   const applyFile = async (file) => {
     const { from, to } = diffTargets(block, file, files.length);
+    if (git && from !== null && file.hunks.some((h) => h.lines.some((l) => l.kind !== "+" && l.text.endsWith("\r")))) {
+      view.keepCrlf.add((await view.locate(from, "diff path")).rel);
+    }
     if (git) await checkAsGitApply(view, file, from, to, results, leaving);
     const shown = to ?? from;
     const lines = file.hunks.flatMap((h) => h.lines);
@@ -8858,6 +8877,9 @@ function viewFor(run2, repo) {
     view.indexEntry = (rel) => git.indexEntry(repo.abs, rel);
     view.blobByPrefix = (prefix) => git.blobByPrefix(repo.abs, prefix);
     view.threeWayMerge = (rel, sides) => git.threeWayMerge(repo.abs, rel, sides);
+    if (!run2.gitApply.cached) view.lineEndings = git.lineEndings(repo.abs, {
+      fromIndex: run2.gitApply.index
+    });
     if (run2.gitApply.cached) {
       view.source = async (rel) => {
         const blob = await git.indexBlob(repo.abs, rel);
@@ -8953,7 +8975,7 @@ async function precheck(run2, patch, repo, result, problems) {
     result.warnings.push("git.reset/git.revert are not run by a check, so the edits after them were checked against the current tree.");
   }
   problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
-  const changes = view.changes();
+  const changes = await view.changes();
   if (problems.length === 0) {
     refuseGitDirectoriesFormed(run2.workspace.root, changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
   }
@@ -9035,7 +9057,7 @@ async function applyPlain(run2, patch, repo, result) {
     throw new PtermError("NotARepository", `the diff moves the submodule pointer \`${gitlink[0]}\`, which only a git repository has; nothing was written. Apply it with --repo <the repository>.`);
   }
   const tx = await Transaction.begin(transactionOptions(run2, repo.abs, null, null));
-  const changes = view.changes();
+  const changes = await view.changes();
   try {
     await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
   } catch (error) {
@@ -9189,7 +9211,7 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
     locked: true
   });
   await computeEdits(run2, patch, view, result);
-  const changes = view.changes();
+  const changes = await view.changes();
   if (run2.gitApply?.cached) {
     await linksFromSources(git, repo.abs, view);
     await git.writeIndexEntries(repo.abs, changes.map((c) => ({
@@ -9225,9 +9247,15 @@ async function runGitAndEdits(run2, git, patch, repo, result, author, tx, commit
   await tx.write(changes, emptied, submoduleFolders);
   result.files_changed = filesChanged(changes);
   if (run2.noCommit && run2.gitApply?.index) {
+    const blobs = new Map(changes.flatMap((c) => c.blob ? [
+      [
+        c.rel,
+        c.blob
+      ]
+    ] : []));
     await stageChanges(git, repo.abs, view, [
       ...new Set(changes.map((c) => c.rel))
-    ], root, result.warnings);
+    ], root, result.warnings, blobs);
     await recordConflicts(git, repo.abs, view);
   } else if (run2.noCommit) {
     if (run2.noCommitReason !== "format") {
@@ -9334,9 +9362,9 @@ async function linksFromSources(git, dir, view) {
     }
   }
 }
-async function stageChanges(git, dir, view, paths, root, warnings) {
+async function stageChanges(git, dir, view, paths, root, warnings, blobs = /* @__PURE__ */ new Map()) {
   await linksFromSources(git, dir, view);
-  await stageWritten(git, dir, paths, root, warnings);
+  await stageWritten(git, dir, paths, root, warnings, blobs);
   if (view.specialEntries.size > 0) {
     const entries = [
       ...view.specialEntries
@@ -9350,12 +9378,13 @@ async function stageChanges(git, dir, view, paths, root, warnings) {
     });
   }
 }
-async function stageWritten(git, dir, paths, root, warnings) {
+async function stageWritten(git, dir, paths, root, warnings, blobs) {
   try {
     await git.stagePaths(dir, paths, {
       locked: true,
       root,
-      written: true
+      written: true,
+      blobs
     });
     return;
   } catch (error) {
@@ -9368,7 +9397,8 @@ async function stageWritten(git, dir, paths, root, warnings) {
       ], {
         locked: true,
         root,
-        written: true
+        written: true,
+        blobs
       });
     } catch (error) {
       if (!isCode(error, "InvalidArgs")) throw error;
@@ -9785,7 +9815,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-BZMTG5K3.js", import.meta.url).href)
+    git: await import(new URL("./api-5BFC54JG.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9835,7 +9865,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-BZMTG5K3.js", import.meta.url).href)
+    git: await import(new URL("./api-5BFC54JG.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

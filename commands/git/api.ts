@@ -29,8 +29,17 @@ import {
 import { revertCommit } from "./porcelain/pick.ts";
 import { pathsChangedBy as pathsChangedByLib, resetTo } from "./porcelain/reset.ts";
 import { createTag } from "./porcelain/tags.ts";
-import { emptyEntry, entryMtimeMs, type IndexEntry, S_IFGITLINK, S_IFLNK, statMatches } from "./worktree/index_file.ts";
+import {
+  emptyEntry,
+  entryMtimeMs,
+  type Index,
+  type IndexEntry,
+  S_IFGITLINK,
+  S_IFLNK,
+  statMatches,
+} from "./worktree/index_file.ts";
 import { hashWorktreeFile } from "./worktree/compare.ts";
+import { TextConversion } from "./worktree/convert.ts";
 import { disableSymlinks, excludePtermState, isRepositoryDir, openRepo, type Repo } from "./repo/repo.ts";
 import { resolveRevision } from "./history/revparse.ts";
 import { mergeFileBytes } from "./merge/merge.ts";
@@ -91,17 +100,19 @@ export async function withRepoLock<T>(dir: string, fn: () => Promise<T>): Promis
 /**
  * Like `git add -A -- <paths>` (deletions staged too), inside a held lock. Paths are relative to `dir`.
  * `written`: the caller has just written these files itself (their stat data is recorded whole; see `stage`).
+ * `blobs`: the content to record for some of them (see `stage`).
  */
 export async function stagePaths(
   dir: string,
   paths: readonly string[],
-  opts: { locked: true; root?: string; written?: boolean },
+  opts: { locked: true; root?: string; written?: boolean; blobs?: ReadonlyMap<string, Uint8Array> },
 ): Promise<void> {
   const repo = open(dir);
   assertLocked(repo, "stagePaths");
   if (paths.length === 0) return;
   const specs = paths.map((p) => normalizeUserPath(p));
-  await stage(repo, loadIndex(repo), policyFor(dir, opts.root), specs, { written: opts.written });
+  const blobs = opts.blobs && new Map([...opts.blobs].map(([path, bytes]) => [normalizeUserPath(path), bytes]));
+  await stage(repo, loadIndex(repo), policyFor(dir, opts.root), specs, { written: opts.written, blobs });
 }
 
 /** The index's mode of each path that has an entry (stage 0), e.g. 0o120000 for a link. */
@@ -163,6 +174,40 @@ async function matchesEntry(repo: Repo, indexMtimeMs: number, entry: IndexEntry,
   if (!statMatches(entry, info)) return false;
   if (entryMtimeMs(entry) < indexMtimeMs) return true;
   return (await hashWorktreeFile(repo, entry.path, info)) === entry.oid;
+}
+
+/**
+ * How `git apply` sees the work tree's files of the repository at `dir`: `toGit` is the content
+ * it patches — with `fromIndex` (`--index`) the index's blob, as git reads it once the file has
+ * matched its entry; otherwise the file in git's form, line endings converted whatever the index
+ * holds, or left as they are with `keepCrlf` (the diff's own old lines end in CRLF) — and
+ * `toWorktree` what it writes back for a result (line endings as a checkout writes them). The
+ * attribute files and the index are read once.
+ */
+export function lineEndings(dir: string, options: { fromIndex: boolean }): {
+  toGit(path: string, bytes: Uint8Array, keepCrlf: boolean): Promise<Uint8Array>;
+  toWorktree(path: string, bytes: Uint8Array): Promise<Uint8Array>;
+} {
+  let opened: { repo: Repo; conversion: TextConversion; index: Index | null } | null = null;
+  const repoOf = () => {
+    if (opened) return opened;
+    const repo = open(dir);
+    return opened = {
+      repo,
+      conversion: new TextConversion(repo, null),
+      index: options.fromIndex ? loadIndex(repo) : null,
+    };
+  };
+  return {
+    toGit: async (path, bytes, keepCrlf) => {
+      const { repo, conversion, index } = repoOf();
+      const normalized = normalizeUserPath(path);
+      const entry = index?.entries.get(normalized);
+      if (entry && (entry.mode & 0o170000) === 0o100000) return await repo.objects.readTyped(entry.oid, "blob");
+      return await conversion.toGit(normalized, bytes, { patching: { keepCrlf } });
+    },
+    toWorktree: (path, bytes) => repoOf().conversion.toWorktree(normalizeUserPath(path), bytes),
+  };
 }
 
 /** What the index holds at `path` (stage 0): the blob's bytes and the entry's mode, or null. */

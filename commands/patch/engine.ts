@@ -21,7 +21,7 @@ import {
   Transaction,
   withPatchLock,
 } from "./transaction.ts";
-import { type Change, type GitApplyMode, View } from "./view.ts";
+import { type Change, type GitApplyMode, type LineEndings, View } from "./view.ts";
 import { parseDiff } from "./diff.ts";
 import { defaultRepository } from "../git/repo/locate.ts";
 import { quoteWord } from "../../core/grammar.ts";
@@ -43,12 +43,13 @@ export interface GitApi {
   stagePaths(
     dir: string,
     paths: readonly string[],
-    opts: { locked: true; root?: string; written?: boolean },
+    opts: { locked: true; root?: string; written?: boolean; blobs?: ReadonlyMap<string, Uint8Array> },
   ): Promise<void>;
   indexModes(dir: string, paths: readonly string[], opts: { locked: true }): Promise<Record<string, number>>;
   gitlinkOid(dir: string, path: string, opts: { locked: true }): Promise<string | null>;
   indexEntry(dir: string, path: string): Promise<{ oid: string; mode: number; matches: boolean | null } | null>;
   indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
+  lineEndings(dir: string, options: { fromIndex: boolean }): LineEndings;
   blobByPrefix(dir: string, prefix: string): Promise<Uint8Array | null>;
   threeWayMerge(
     dir: string,
@@ -543,6 +544,9 @@ function viewFor(run: PatchRun, repo: { rel: string; abs: string }): View {
     view.indexEntry = (rel) => git.indexEntry(repo.abs, rel);
     view.blobByPrefix = (prefix) => git.blobByPrefix(repo.abs, prefix);
     view.threeWayMerge = (rel, sides) => git.threeWayMerge(repo.abs, rel, sides);
+    // git apply patches a work-tree file in git's form (with --index: its index blob) and writes the
+    // result back in the work tree's.
+    if (!run.gitApply.cached) view.lineEndings = git.lineEndings(repo.abs, { fromIndex: run.gitApply.index });
     // `git apply --cached`: the files are the index's, not the work tree's.
     if (run.gitApply.cached) {
       view.source = async (rel) => {
@@ -636,7 +640,7 @@ async function precheck(
     );
   }
   problems.sort((a, b) => (a.patch_line ?? 0) - (b.patch_line ?? 0));
-  const changes = view.changes();
+  const changes = await view.changes();
   if (problems.length === 0) {
     refuseGitDirectoriesFormed(
       run.workspace.root,
@@ -723,7 +727,7 @@ async function applyPlain(
     );
   }
   const tx = await Transaction.begin(transactionOptions(run, repo.abs, null, null));
-  const changes = view.changes();
+  const changes = await view.changes();
   try {
     await tx.write(changes, (await view.emptiedDirs()).map((d) => view.absOf(d)));
   } catch (error) {
@@ -894,7 +898,7 @@ async function runGitAndEdits(
   // A renamed submodule has no file to read: its diff's source is found in the index.
   view.indexGitlink = (rel) => git.gitlinkOid(repo.abs, rel, { locked: true });
   await computeEdits(run, patch, view, result);
-  const changes = view.changes();
+  const changes = await view.changes();
   if (run.gitApply?.cached) {
     // `git apply --cached`: the result goes into the index only; the work tree is not touched.
     await linksFromSources(git, repo.abs, view);
@@ -925,7 +929,8 @@ async function runGitAndEdits(
 
   if (run.noCommit && run.gitApply?.index) {
     // `git apply --index`: the result is staged as well as written, and not committed.
-    await stageChanges(git, repo.abs, view, [...new Set(changes.map((c) => c.rel))], root, result.warnings);
+    const blobs = new Map(changes.flatMap((c) => (c.blob ? [[c.rel, c.blob] as const] : [])));
+    await stageChanges(git, repo.abs, view, [...new Set(changes.map((c) => c.rel))], root, result.warnings, blobs);
     await recordConflicts(git, repo.abs, view);
   } else if (run.noCommit) {
     if (run.noCommitReason !== "format") {
@@ -1029,9 +1034,10 @@ async function stageChanges(
   paths: readonly string[],
   root: string,
   warnings: string[],
+  blobs: ReadonlyMap<string, Uint8Array> = new Map(),
 ): Promise<void> {
   await linksFromSources(git, dir, view);
-  await stageWritten(git, dir, paths, root, warnings);
+  await stageWritten(git, dir, paths, root, warnings, blobs);
   if (view.specialEntries.size > 0) {
     const entries = [...view.specialEntries].map(([path, e]) => ({ path, mode: e.mode, oid: e.oid }));
     await git.setSpecialEntries(dir, entries, { locked: true });
@@ -1039,8 +1045,9 @@ async function stageChanges(
 }
 
 /**
- * Stages what the patch wrote. A path git will not stage (a .gitignore'd file, as `git add -A`
- * skips it) stays written but uncommitted, and a warning says so and why.
+ * Stages what the patch wrote (a path in `blobs` with that content, as git apply records its result).
+ * A path git will not stage (a .gitignore'd file, as `git add -A` skips it) stays written but
+ * uncommitted, and a warning says so and why.
  */
 async function stageWritten(
   git: GitApi,
@@ -1048,16 +1055,17 @@ async function stageWritten(
   paths: readonly string[],
   root: string,
   warnings: string[],
+  blobs: ReadonlyMap<string, Uint8Array>,
 ): Promise<void> {
   try {
-    await git.stagePaths(dir, paths, { locked: true, root, written: true });
+    await git.stagePaths(dir, paths, { locked: true, root, written: true, blobs });
     return;
   } catch (error) {
     if (!isCode(error, "InvalidArgs")) throw error;
   }
   for (const path of paths) {
     try {
-      await git.stagePaths(dir, [path], { locked: true, root, written: true });
+      await git.stagePaths(dir, [path], { locked: true, root, written: true, blobs });
     } catch (error) {
       if (!isCode(error, "InvalidArgs")) throw error;
       warnings.push(`\`${path}\` was written but not committed: git will not stage it (${(error as Error).message})`);

@@ -971,7 +971,8 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     throw error;
   }
   if (view.gitApply?.reverse) {
-    files = files.map((file) => {
+    // git apply -R takes the files last to first (it puts each file it parses before the others).
+    files = files.reverse().map((file) => {
       const reversed = reversedDiff(file);
       if (reversed) return reversed;
       throw new OpError(
@@ -1048,6 +1049,10 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
   );
   const applyFile = async (file: FileDiff): Promise<void> => {
     const { from, to } = diffTargets(block, file, files.length);
+    // git apply reads a file with its CRLFs kept when the diff's own old lines end in CRLF (crlf_in_old).
+    if (git && from !== null && file.hunks.some((h) => h.lines.some((l) => l.kind !== "+" && l.text.endsWith("\r")))) {
+      view.keepCrlf.add((await view.locate(from, "diff path")).rel);
+    }
     if (git) await checkAsGitApply(view, file, from, to, results, leaving);
     const shown = (to ?? from)!;
     // git apply --3way tries a merge for every file but these (a deletion, a creation, a submodule

@@ -29,7 +29,19 @@ interface Entry {
   readonly abs: string;
   /** null when nothing was there on disk. */
   readonly disk: DiskFile | null;
+  /** The content the view read, when `lineEndings` converted it from the disk's bytes (else null). */
+  readonly converted: Uint8Array | null;
   state: FileState;
+}
+
+/**
+ * How `git apply` reads and writes a repository's work-tree files: the content it patches is the
+ * file in git's form (line endings as the index stores them, CRLF kept when the diff's own old
+ * lines carry it), and a result is written in the work tree's form, as a checkout writes it.
+ */
+export interface LineEndings {
+  toGit(rel: string, bytes: Uint8Array, keepCrlf: boolean): Promise<Uint8Array>;
+  toWorktree(rel: string, bytes: Uint8Array): Promise<Uint8Array>;
 }
 
 export const DEFAULT_FILE_MODE = 0o644;
@@ -106,6 +118,10 @@ export class View {
   source: ((rel: string) => Promise<{ bytes: Uint8Array; mode: number } | null>) | null = null;
   /** Diffs apply with `git apply`'s semantics and messages (the `git apply` spelling), else null. */
   gitApply: GitApplyMode | null = null;
+  /** Work-tree files are patched in git's form and written back in the work tree's (git apply), else null. */
+  lineEndings: LineEndings | null = null;
+  /** Paths whose diff's old lines end in CRLF: read with their line endings kept (git's crlf_in_old). */
+  readonly keepCrlf = new Set<string>();
   /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
   indexEntry: ((rel: string) => Promise<{ oid: string; mode: number; matches: boolean | null } | null>) | null = null;
   /** The blob an abbreviated object name names in the repository, or null (`git apply --3way`'s preimage). */
@@ -197,11 +213,15 @@ export class View {
     } else if (info?.isSymlink) {
       throw new PtermError("PatchApplyError", `\`${rel}\` is a symlink; a patch never writes through symlinks.`);
     }
+    const converted = disk && this.lineEndings && !this.source
+      ? await this.lineEndings.toGit(rel, disk.bytes, this.keepCrlf.has(rel))
+      : null;
     const entry: Entry = {
       rel,
       abs,
       disk,
-      state: disk ? { kind: "file", content: disk.bytes, mode: disk.mode } : { kind: "absent" },
+      converted: converted && !equalBytes(converted, disk!.bytes) ? converted : null,
+      state: disk ? { kind: "file", content: converted ?? disk.bytes, mode: disk.mode } : { kind: "absent" },
     };
     this.#entries.set(rel, entry);
     return entry;
@@ -325,8 +345,12 @@ export class View {
     return join(this.repoAbs, ...rel.split("/"));
   }
 
-  /** The entries whose final state differs from the disk, in path order. */
-  changes(): Change[] {
+  /**
+   * The entries whose final state differs from the disk, in path order, with the bytes to write
+   * (in the work tree's form where `lineEndings` converts). A file whose content is left as the
+   * view read it keeps the disk's bytes, line endings included.
+   */
+  async changes(): Promise<Change[]> {
     const out: Change[] = [];
     for (const entry of [...this.#entries.values()].sort((a, b) => (a.rel < b.rel ? -1 : 1))) {
       const after = entry.state;
@@ -335,9 +359,18 @@ export class View {
         if (before) out.push({ rel: entry.rel, abs: entry.abs, before, after: null });
         continue;
       }
-      const bytes = bytesOf(after);
+      const content = bytesOf(after);
+      let bytes = content;
+      if (before && equalBytes(entry.converted ?? before.bytes, content)) bytes = before.bytes;
+      else if (this.lineEndings && !this.source) bytes = await this.lineEndings.toWorktree(entry.rel, content);
       if (before && before.mode === after.mode && equalBytes(before.bytes, bytes)) continue;
-      out.push({ rel: entry.rel, abs: entry.abs, before, after: { bytes, mode: after.mode } });
+      out.push({
+        rel: entry.rel,
+        abs: entry.abs,
+        before,
+        after: { bytes, mode: after.mode },
+        ...(this.lineEndings && !this.source ? { blob: content } : {}),
+      });
     }
     return out;
   }
@@ -396,6 +429,11 @@ export interface Change {
   readonly before: DiskFile | null;
   /** What the patch leaves there (null: deleted). */
   readonly after: { readonly bytes: Uint8Array; readonly mode: number } | null;
+  /**
+   * The result in git's form, where the view converts line endings for the work tree (git apply):
+   * what the index records for the path, as git apply stages its result rather than the file read back.
+   */
+  readonly blob?: Uint8Array;
 }
 
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

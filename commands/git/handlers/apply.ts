@@ -312,7 +312,8 @@ function filesOf(text: string, mode: GitApplyMode): FileDiff[] {
     throw new PtermError("PatchParseError", `git apply: ${(error as Error).message}`);
   }
   if (!mode.reverse) return files;
-  return files.map((file) => reversedDiff(file) ?? file);
+  // -R: last file first, as git apply lists them (it puts each file it parses before the others).
+  return files.reverse().map((file) => reversedDiff(file) ?? file);
 }
 
 interface Counted {

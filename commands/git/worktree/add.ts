@@ -2,7 +2,7 @@
 
 import { PtermError } from "../../../core/errors.ts";
 import { Pacer } from "../../../core/pace.ts";
-import { comparePaths } from "../odb/bytes.ts";
+import { bytesEqual, comparePaths } from "../odb/bytes.ts";
 import { IgnoreRules } from "./ignore.ts";
 import { emptyEntry, entryFromStat, entryFromWrite, type Index, S_IFGITLINK, S_IFLNK } from "./index_file.ts";
 import { submoduleHead } from "../repo/submodule.ts";
@@ -47,6 +47,12 @@ export async function stage(
      * the index file.
      */
     written?: boolean;
+    /**
+     * The content to record for these paths instead of the work-tree file read back in git's form:
+     * git apply stages its result as it made it (a line it added with CRLF stays so in the blob, though
+     * the file converted back would lose the CR).
+     */
+    blobs?: ReadonlyMap<string, Uint8Array>;
   } = {},
 ): Promise<StageResult> {
   conversionFor(repo, index);
@@ -150,19 +156,22 @@ export async function stage(
       const info = lstatTracked(repo, path, realFolders);
       if (!info || info.isDirectory) continue;
       const statTime = Date.now();
-      const content = await worktreeBlob(repo, path, info, { staging: true });
+      const given = info.isFile ? options.blobs?.get(path) : undefined;
+      const content = given ?? await worktreeBlob(repo, path, info, { staging: true });
       const header = objectHeader("blob", content.length);
       const oid = await sha1(header, content);
       await repo.objects.writeHashed(oid, header, content);
       const old = index.entries.get(path);
       const mode = worktreeMode(repo, info, old?.mode ?? (index.conflicts.get(path)?.find((e) => e.stage === 2)?.mode));
       const entryMode = info.isSymlink ? S_IFLNK : mode;
-      index.set(
-        options.written
-          ? entryFromWrite(path, oid, entryMode, info)
-          : entryFromStat(path, oid, entryMode, info, statTime),
-        true,
-      );
+      const entry = options.written
+        ? entryFromWrite(path, oid, entryMode, info)
+        : entryFromStat(path, oid, entryMode, info, statTime);
+      index.set(entry, true);
+      // A given blob the file does not convert back to (a line added with CRLF, written under eol=crlf):
+      // git's index write finds the file newer than the index it read and, its content differing,
+      // smudges the entry, so every reader compares content and sees the difference. So here.
+      if (given && !bytesEqual(await worktreeBlob(repo, path, info), given)) entry.size = 0;
       if (old) updated.push(path);
       else added.push(path);
     }

@@ -256,19 +256,29 @@ export class TextConversion {
    * The bytes git would store for work-tree `content` at `path` (convert_to_git). git's "safer
    * autocrlf": text=auto content whose blob in the index already has CRLF is stored as it is.
    * With `staging`, a filtered path is refused.
+   *
+   * `patching`: read as git apply reads a file it patches (read_old_data) — a filtered path is
+   * refused (pterm cannot run the filter, so it cannot see what git would patch); line endings
+   * are converted whatever the index holds (git's CONV_EOL_RENORMALIZE), or, with `keepCrlf`
+   * (the diff's own old lines end in CRLF), left as they are (CONV_EOL_KEEP_CRLF).
    */
-  async toGit(path: string, content: Uint8Array, options: { staging?: boolean } = {}): Promise<Uint8Array> {
+  async toGit(
+    path: string,
+    content: Uint8Array,
+    options: { staging?: boolean; patching?: { keepCrlf: boolean } } = {},
+  ): Promise<Uint8Array> {
     const plan = await this.plan(path);
     if (options.staging) refuseUnsupported(path, plan, content, "stage");
+    if (options.patching) refuseUnsupported(path, plan, content, "patch");
     let out = content;
-    if (plan.crlf !== "binary" && out.length > 0) {
+    if (plan.crlf !== "binary" && out.length > 0 && !options.patching?.keepCrlf) {
       const stats = gatherStats(out);
       let convert = stats.crlf > 0;
       let binary = false;
       if (isAuto(plan.crlf)) {
         binary = isBinary(stats);
         if (binary) convert = false;
-        else if (convert && (await this.#hasCrlfInIndex(path))) convert = false;
+        else if (convert && !options.patching && (await this.#hasCrlfInIndex(path))) convert = false;
       }
       if (options.staging && !binary && this.#safeCrlf) this.#refuseLossyRoundTrip(path, plan.crlf, stats, convert);
       if (convert) out = stripCr(out, isAuto(plan.crlf));
@@ -332,7 +342,12 @@ export class TextConversion {
   }
 }
 
-function refuseUnsupported(path: string, plan: PathConversion, content: Uint8Array, action: string): void {
+function refuseUnsupported(
+  path: string,
+  plan: PathConversion,
+  content: Uint8Array,
+  action: "stage" | "check out" | "patch",
+): void {
   if (plan.encoding) {
     throw new PtermError(
       "UnsupportedFilter",
@@ -342,11 +357,13 @@ function refuseUnsupported(path: string, plan: PathConversion, content: Uint8Arr
   }
   if (plan.filter === null) return;
   if (plan.filter === "lfs" && isLfsPointer(content)) return;
+  const why = action === "patch"
+    ? "so it cannot see the content git would patch; nothing was written"
+    : "and staging the file as it is would commit its unfiltered content";
   throw new PtermError(
     "UnsupportedFilter",
-    `${path} has filter=${plan.filter} in .gitattributes; pterm cannot run filters, and staging the file as it ` +
-      `is would commit its unfiltered content. Use the real git (with the ${plan.filter} filter installed) for ` +
-      "this path, or leave it out (name other paths).",
+    `${path} has filter=${plan.filter} in .gitattributes; pterm cannot run filters, ${why}. Use the real git ` +
+      `(with the ${plan.filter} filter installed) for this path, or leave it out (name other paths).`,
   );
 }
 

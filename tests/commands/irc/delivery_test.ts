@@ -206,6 +206,7 @@ for (const { name, start } of SERVERS) {
         });
         if (refusals.length > 0) {
           // Not a failure of pterm's: keep what held the nick where a reader of the test output sees it.
+          // deno-lint-ignore no-console -- a finding about the server, for whoever reads the log
           console.error(
             `ptermbot was still taken ${refusals.length}× after the daemon's QUIT:\n` +
               server.log().split("\n").filter((line) => line.includes("ptermbot")).slice(-8).join("\n"),

@@ -113,7 +113,9 @@ Deno.test("a failure while preparing rolls back what was prepared; temporary fil
     const bad = await view.locate("zzz.txt", "p");
     await view.set(bad.rel, bad.abs, { kind: "file", content: TextDoc.fromText("x\n"), mode: 0o644 });
   });
-  const changes = view.changes().map((c) => c.rel === "zzz.txt" ? { ...c, abs: `${dir.path}/blocker/zzz.txt` } : c);
+  const changes = (await view.changes()).map((c) =>
+    c.rel === "zzz.txt" ? { ...c, abs: `${dir.path}/blocker/zzz.txt` } : c
+  );
   const tx = await Transaction.begin(options(dir.path, "run-prepare"));
   await assert.rejects(tx.write(changes, []), (e: Error & { code?: string }) => {
     assert.equal(e.code, "WriteFailed");
@@ -133,7 +135,7 @@ Deno.test("a file changed between reading and writing stops the write with Concu
   const before = await fingerprint(dir.path);
   const tx = await Transaction.begin(options(dir.path, "run-conflict"));
   await assert.rejects(
-    tx.write(view.changes(), []),
+    tx.write(await view.changes(), []),
     (e: Error) => (e as { code?: string }).code === "ConcurrentModification",
   );
   await tx.rollback();
@@ -147,7 +149,7 @@ Deno.test("a journal left after the switch is rolled back by recovery; a committ
   const before = await fingerprint(dir.path);
   const view = await planned(dir.path, editEverything);
   const tx = await Transaction.begin(options(dir.path, "run-killed"));
-  await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+  await tx.write(await view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
   // The process "dies" here: no finish, no rollback.
   assert.equal(await Deno.readTextFile(`${dir.path}/a.txt`), "A2\n");
   const reports = await recover(dir.path, null, null);
@@ -157,7 +159,7 @@ Deno.test("a journal left after the switch is rolled back by recovery; a committ
 
   const view2 = await planned(dir.path, editEverything);
   const tx2 = await Transaction.begin(options(dir.path, "run-committed"));
-  await tx2.write(view2.changes(), []);
+  await tx2.write(await view2.changes(), []);
   await tx2.markCommitted();
   const after = await fingerprint(dir.path);
   const forward = await recover(dir.path, null, null);
@@ -242,7 +244,7 @@ Deno.test("a rollback that cannot put one file back restores the others, keeps t
     await view.set(z.rel, z.abs, { kind: "file", content: TextDoc.fromText("Z2\n"), mode: 0o644 });
   });
   const tx = await Transaction.begin(options(dir.path, "run-stuck"));
-  await tx.write(view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
+  await tx.write(await view.changes(), (await view.emptiedDirs()).map((d) => view.absOf(d)));
   // After the switch, p/z.txt (new content) becomes unchangeable (in its own folder, for the
   // read-only-folder way of pinning), then the run fails and rolls back.
   const undo = await pin(`${dir.path}/p/z.txt`);

@@ -305,3 +305,109 @@ Deno.test("git apply --unidiff-zero: a last removed line without its newline mat
   );
   assert.equal(ours.exit_code, 0, ours.stderr);
 });
+
+Deno.test("git apply under core.autocrlf=true: git diff's LF diff applies to the CRLF work tree, with and without --index, as real git; -R takes it back", async () => {
+  await using root = await makeRoot();
+  git(root.path, "init", "-q", "-b", "main");
+  git(root.path, "config", "core.autocrlf", "true");
+  await Deno.writeTextFile(`${root.path}/w.txt`, "one\r\ntwo\r\nthree\r\n");
+  git(root.path, "add", "-A");
+  git(root.path, "commit", "-qm", "base");
+  await Deno.writeTextFile(`${root.path}/w.txt`, "one\r\nTWO\r\nthree\r\n");
+  const diff = git(root.path, "diff").stdout;
+  assert.doesNotMatch(diff, /\r/, "git diff shows the file in git's form, LF");
+  git(root.path, "checkout", "-q", "--", "w.txt");
+
+  await execOk(root.path, "git apply", { stdin: diff });
+  assert.equal(await Deno.readTextFile(`${root.path}/w.txt`), "one\r\nTWO\r\nthree\r\n", "written back with CRLF");
+  assert.equal(git(root.path, "diff").stdout, diff, "real git sees exactly the diff");
+  const again = await exec(root.path, "git apply", { stdin: diff });
+  assert.equal(again.exit_code, 1);
+  assert.match(again.stderr, /^error: patch failed: w\.txt:1\nerror: w\.txt: patch does not apply\n/);
+  await execOk(root.path, "git apply -R", { stdin: diff });
+  assert.equal(await Deno.readTextFile(`${root.path}/w.txt`), "one\r\ntwo\r\nthree\r\n");
+  assert.equal(git(root.path, "diff").stdout, "");
+
+  git(root.path, "update-index", "-q", "--refresh");
+  await execOk(root.path, "git apply --index", { stdin: diff });
+  assert.equal(await Deno.readTextFile(`${root.path}/w.txt`), "one\r\nTWO\r\nthree\r\n");
+  assert.equal(git(root.path, "diff", "--cached").stdout, diff, "staged in git's form");
+  assert.equal(
+    git(root.path, "status", "--porcelain").stdout,
+    "M  w.txt\n",
+    "nothing unstaged: the stat data is the file's",
+  );
+});
+
+Deno.test("git apply --index under eol=crlf stages its result as git does, a line added with CRLF kept in the blob; real git status sees the file differ from it", async () => {
+  await using root = await makeRoot();
+  const repo = `${root.path}/r`;
+  await Deno.mkdir(repo);
+  git(repo, "init", "-q", "-b", "main");
+  await Deno.writeTextFile(`${repo}/.gitattributes`, "*.txt eol=crlf\n");
+  await Deno.writeTextFile(`${repo}/w.txt`, "one\r\ntwo\r\n");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-qm", "base");
+  // A hand-made diff whose added line carries its own CR: git stages it so, and writes the file
+  // with CRLF everywhere, so the file read back in git's form is not the blob.
+  const diff = "diff --git a/w.txt b/w.txt\n--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,3 @@\n one\n two\n+three\r\n";
+  const twin = `${root.path}/twin`;
+  git(root.path, "clone", "-q", repo, twin);
+  const realApply = async () => {
+    const child = new Deno.Command("git", {
+      args: ["apply", "--index"],
+      cwd: twin,
+      env: ENV,
+      clearEnv: true,
+      stdin: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(diff));
+    await writer.close();
+    const out = await child.output();
+    return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+  };
+  assert.equal((await realApply()).code, 0);
+
+  await execOk(root.path, "git -C r apply --index", { stdin: diff });
+  assert.equal(git(repo, "ls-files", "-s", "w.txt").stdout, git(twin, "ls-files", "-s", "w.txt").stdout);
+  assert.equal(await Deno.readTextFile(`${repo}/w.txt`), await Deno.readTextFile(`${twin}/w.txt`));
+  // A moment later (both index files newer than every file they record: stat data alone decides),
+  // a retry is refused as git refuses it, and real git still sees the file differ from the blob:
+  // the entry was recorded so that readers compare content.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  for (const dir of [repo, twin]) Deno.utimeSync(`${dir}/.git/index`, new Date(), new Date());
+  const retry = await exec(root.path, "git -C r apply --index", { stdin: diff });
+  const realRetry = await realApply();
+  assert.match(realRetry.stderr, /error: w\.txt: does not match index\n/);
+  assert.equal(retry.stderr.replace(/\[Error\][\s\S]*$/, ""), realRetry.stderr);
+  assert.equal(git(repo, "status", "--porcelain").stdout, "MM w.txt\n");
+  assert.equal(git(twin, "status", "--porcelain").stdout, "MM w.txt\n");
+});
+
+Deno.test("git apply -R takes a diff's files last to first, as git does: its refusals come in that order", async () => {
+  await using root = await makeRoot();
+  const diff = await setUp(root.path);
+  // Neither file is as the diff's new side says, so -R refuses both.
+  const theirs = await (async () => {
+    const child = new Deno.Command("git", {
+      args: ["apply", "-R", "--check"],
+      cwd: root.path,
+      env: ENV,
+      clearEnv: true,
+      stdin: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(diff));
+    await writer.close();
+    return new TextDecoder().decode((await child.output()).stderr);
+  })();
+  assert.match(theirs, /app\.py[\s\S]*NOTES\.md/, "git names the last file (app.py) first");
+  const ours = await exec(root.path, "git apply -R --check", { stdin: diff });
+  assert.equal(ours.exit_code, 1);
+  assert.equal(ours.stderr.replace(/\[Error\][\s\S]*$/, ""), theirs);
+  const stat = await execOk(root.path, "git apply -R --stat", { stdin: diff });
+  assert.match(stat.stdout, /^ app\.py +\|[^\n]*\n NOTES\.md \|/);
+});
