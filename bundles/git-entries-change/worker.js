@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-KYUITFRR.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-LCH5JZ66.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7617,7 +7617,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-P4MAS22V.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-Y7G7MP42.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -15206,98 +15206,6 @@ var stashClearHandler = async (ctx) => {
   };
 };
 
-// commands/patch/binary.ts
-var ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
-var DIGIT = new Int16Array(128).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
-function decodeBase85Line(line) {
-  const c = line.charCodeAt(0);
-  const length = c >= 65 && c <= 90 ? c - 64 : c >= 97 && c <= 122 ? c - 96 + 26 : 0;
-  const body = line.slice(1);
-  if (length === 0 || body.length !== Math.ceil(length / 4) * 5) return null;
-  const out = new Uint8Array(Math.ceil(length / 4) * 4);
-  for (let g = 0; g < body.length / 5; g++) {
-    let acc = 0;
-    for (let k = 0; k < 5; k++) {
-      const code = body.charCodeAt(g * 5 + k);
-      const d = code < 128 ? DIGIT[code] : -1;
-      if (d < 0) return null;
-      acc = acc * 85 + d;
-    }
-    if (acc > 4294967295) return null;
-    out[g * 4] = acc >>> 24;
-    out[g * 4 + 1] = acc >>> 16 & 255;
-    out[g * 4 + 2] = acc >>> 8 & 255;
-    out[g * 4 + 3] = acc & 255;
-  }
-  return out.subarray(0, length);
-}
-function parseBinaryPatch(text, at) {
-  const hunks = [];
-  let i = at;
-  while (hunks.length < 2 && i < text.length) {
-    const header = /^(literal|delta) (\d+)$/.exec(text[i]);
-    if (!header) break;
-    i++;
-    const chunks = [];
-    for (; i < text.length && text[i] !== ""; i++) {
-      const bytes = decodeBase85Line(text[i]);
-      if (!bytes) return {
-        error: i
-      };
-      chunks.push(bytes);
-    }
-    i++;
-    const data = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let o = 0;
-    for (const c of chunks) {
-      data.set(c, o);
-      o += c.length;
-    }
-    hunks.push({
-      kind: header[1],
-      size: Number(header[2]),
-      data
-    });
-  }
-  if (hunks.length === 0) return {
-    error: at
-  };
-  return {
-    hunk: hunks[0],
-    reverse: hunks[1] ?? null,
-    next: i
-  };
-}
-async function blobId(bytes) {
-  return await sha1(new TextEncoder().encode(`blob ${bytes.length}\0`), bytes);
-}
-function blobIdSync(bytes) {
-  return sha1Sync(concatBytes([
-    new TextEncoder().encode(`blob ${bytes.length}\0`),
-    bytes
-  ]));
-}
-var BinaryPatchError = class extends Error {
-};
-function applyBinaryHunk(hunk, base) {
-  let inflated;
-  try {
-    inflated = inflateZlibSync(hunk.data, hunk.size);
-  } catch {
-    throw new BinaryPatchError("its data is not a valid zlib stream (the patch was damaged)");
-  }
-  if (inflated.length !== hunk.size) {
-    throw new BinaryPatchError(`its data inflates to ${inflated.length} bytes, not the ${hunk.size} it states`);
-  }
-  if (hunk.kind === "literal") return inflated;
-  try {
-    return applyDelta(base, inflated);
-  } catch {
-    throw new BinaryPatchError("its delta does not fit the file's current content");
-  }
-}
-
 // commands/patch/text.ts
 var decoder = new TextDecoder("utf-8", {
   fatal: true,
@@ -15530,6 +15438,529 @@ function lcsLength(a, b) {
     }
   }
   return 0;
+}
+
+// commands/patch/view.ts
+var DEFAULT_FILE_MODE = 420;
+var ViewError = class extends Error {
+  code;
+  constructor(code, message) {
+    super(message), this.code = code;
+  }
+};
+function bytesOf(state) {
+  return state.content instanceof TextDoc ? state.content.toBytes() : state.content;
+}
+var View = class {
+  #workspace;
+  /** Repository folder relative to the root ("." for the root) and its canonical absolute path. */
+  repoRel;
+  repoAbs;
+  #entries = /* @__PURE__ */ new Map();
+  /** Folders a block deleted as a whole (their files are absent entries). */
+  deletedDirs = /* @__PURE__ */ new Set();
+  /** Folders whose emptying should remove them (parents of deleted or moved-away files). */
+  cleanupCandidates = /* @__PURE__ */ new Set();
+  /**
+   * Index entries a diff sets that a file's content cannot say: a link (120000, written as a plain
+   * file holding its target) or a submodule pointer (160000, no file; oid null removes it).
+   */
+  specialEntries = /* @__PURE__ */ new Map();
+  /** Renamed or copied paths whose diff states no mode: they take their source's index mode (a link stays one). */
+  modeSources = /* @__PURE__ */ new Map();
+  /**
+   * The commit the index's submodule pointer at a path records (null: none), in a repository; a
+   * diff that renames a submodule says no mode and has no file to read, only this.
+   */
+  indexGitlink = null;
+  /** Apply hunks whose result is already in the file instead of refusing them as AlreadyApplied. */
+  reapply = false;
+  /**
+   * Where files are read from instead of the disk (`git apply --cached`: the index), null: the disk.
+   * Such a view's changes are never written to the work tree.
+   */
+  source = null;
+  /** Diffs apply with `git apply`'s semantics and messages (the `git apply` spelling), else null. */
+  gitApply = null;
+  /** Work-tree files are patched in git's form and written back in the work tree's (git apply), else null. */
+  lineEndings = null;
+  /** Paths whose diff's old lines end in CRLF: read with their line endings kept (git's crlf_in_old). */
+  keepCrlf = /* @__PURE__ */ new Set();
+  /** The index entry (stage 0) at a path, in a repository: what `git apply --index` checks against. */
+  indexEntry = null;
+  /** The blob an abbreviated object name names in the repository, or null (`git apply --3way`'s preimage). */
+  blobByPrefix = null;
+  /** `git apply --3way`'s merge of one file's three versions, or null outside a repository. */
+  threeWayMerge = null;
+  /** Files `git apply --3way` merged with conflicts, by path. */
+  threeWayConflicts = /* @__PURE__ */ new Map();
+  constructor(workspace, repoRel, repoAbs) {
+    this.#workspace = workspace;
+    this.repoRel = repoRel;
+    this.repoAbs = repoAbs;
+  }
+  /**
+   * A patch path → its normalized repository-relative form and absolute location, through the
+   * core's confinement (`..`, absolute, escapes, secrets, pterm's state), refusing `.git/`
+   * and any symlink on the way from the repository down to the target.
+   */
+  async locate(input, label) {
+    const known = this.#located.get(input);
+    if (known) return known;
+    const located = await this.#locate(input, label);
+    this.#located.set(input, located);
+    return located;
+  }
+  #located = /* @__PURE__ */ new Map();
+  async #locate(input, label) {
+    if (input.includes("\\")) {
+      throw new PtermError("InvalidPath", `${label} \`${input}\` contains a backslash; separate folders with /.`);
+    }
+    const segments = input.split("/").filter((s) => s !== "" && s !== ".");
+    refuseGitPath(segments.join("/"), input, label);
+    if (segments.length === 0 && !input.startsWith("/")) {
+      throw new PtermError("InvalidPath", `${label} is empty; name a file relative to the repository.`);
+    }
+    const fromRoot = this.repoRel === "." ? input : `${this.repoRel}/${input}`;
+    const confined = await this.#workspace.resolve(fromRoot, "write", {
+      label
+    });
+    const rel = segments.join("/");
+    const abs = join(this.repoAbs, ...segments);
+    if (confined.abs === abs) return {
+      rel,
+      abs
+    };
+    let current = this.repoAbs;
+    for (const [i, segment] of segments.entries()) {
+      current = join(current, segment);
+      const info = lstatOrNull(current);
+      if (info === null) break;
+      if (info.isSymlink) {
+        const shown = segments.slice(0, i + 1).join("/");
+        throw new PtermError("PatchApplyError", `${label} \`${input}\` goes through the symlink \`${shown}\`; a patch never writes through symlinks. Edit the file the link points to by its real path.`);
+      }
+    }
+    throw new PtermError("PathEscape", `${label} \`${input}\` does not resolve to where it is written.`);
+  }
+  async #entry(rel, abs) {
+    const known = this.#entries.get(rel);
+    if (known) return known;
+    const info = this.source ? null : lstatOrNull(abs);
+    let disk = null;
+    if (this.source) {
+      const file = await this.source(rel);
+      if (file) disk = {
+        bytes: file.bytes,
+        mode: file.mode,
+        ino: null,
+        mtimeMs: null,
+        size: file.bytes.length
+      };
+    } else if (info?.isFile) {
+      const bytes = Deno.readFileSync(abs);
+      disk = {
+        bytes,
+        mode: (info.mode ?? DEFAULT_FILE_MODE) & 4095,
+        ino: info.ino,
+        mtimeMs: info.mtime?.getTime() ?? null,
+        size: info.size
+      };
+    } else if (info?.isSymlink) {
+      throw new PtermError("PatchApplyError", `\`${rel}\` is a symlink; a patch never writes through symlinks.`);
+    }
+    const converted = disk && this.lineEndings && !this.source ? await this.lineEndings.toGit(rel, disk.bytes, this.keepCrlf.has(rel)) : null;
+    const entry = {
+      rel,
+      abs,
+      disk,
+      converted: converted && !equalBytes(converted, disk.bytes) ? converted : null,
+      state: disk ? {
+        kind: "file",
+        content: converted ?? disk.bytes,
+        mode: disk.mode
+      } : {
+        kind: "absent"
+      }
+    };
+    this.#entries.set(rel, entry);
+    return entry;
+  }
+  async get(rel, abs) {
+    return (await this.#entry(rel, abs)).state;
+  }
+  /** The file as text; ViewError when it is missing, a folder or not text. */
+  async text(rel, abs) {
+    const entry = await this.#entry(rel, abs);
+    if (entry.state.kind === "absent") {
+      if (this.isDir(rel, abs)) throw new ViewError("PatchApplyError", `\`${rel}\` is a folder, not a file.`);
+      throw new ViewError("NotFound", `\`${rel}\` does not exist (create it first, e.g. with file.write).`);
+    }
+    if (entry.state.content instanceof TextDoc) return entry.state.content;
+    const doc = TextDoc.fromBytes(entry.state.content);
+    if (!doc) {
+      throw new ViewError("UnsupportedFormat", `\`${rel}\` is not UTF-8 text; line, block and diff edits need text (use file.binary to replace it).`);
+    }
+    entry.state = {
+      kind: "file",
+      content: doc,
+      mode: entry.state.mode
+    };
+    return doc;
+  }
+  async set(rel, abs, state) {
+    const entry = await this.#entry(rel, abs);
+    if (state.kind === "file" && entry.state.kind !== "file") this.#checkParents(rel);
+    entry.state = state;
+  }
+  /** A file cannot be written where a folder is, nor below something that is a file. */
+  #checkParents(rel) {
+    const segments = rel.split("/");
+    for (let i = 1; i < segments.length; i++) {
+      const parent = segments.slice(0, i).join("/");
+      const entry = this.#entries.get(parent);
+      const parentAbs = join(this.repoAbs, ...segments.slice(0, i));
+      const isFile = entry ? entry.state.kind === "file" : lstatOrNull(parentAbs)?.isFile === true;
+      if (isFile) {
+        throw new ViewError("AlreadyExists", `\`${parent}\` is a file, so \`${rel}\` cannot be created below it.`);
+      }
+    }
+    if (this.isDir(rel, join(this.repoAbs, ...segments))) {
+      throw new ViewError("AlreadyExists", `\`${rel}\` is a folder; delete or move it before writing a file there.`);
+    }
+  }
+  /** Whether `rel` is a folder in the view: on disk (and not deleted as a whole) or holding new files. */
+  isDir(rel, abs) {
+    for (const entry of this.#entries.values()) {
+      if (entry.state.kind === "file" && entry.rel.startsWith(rel + "/")) return true;
+    }
+    const info = lstatOrNull(abs);
+    if (!info?.isDirectory) return false;
+    if (this.#deletedWholly(rel)) return false;
+    return true;
+  }
+  #deletedWholly(rel) {
+    for (const dir of this.deletedDirs) if (rel === dir || rel.startsWith(dir + "/")) return true;
+    return false;
+  }
+  /** Every file under a folder in the view (on disk and new), repository-relative, sorted. */
+  async filesUnder(rel, abs) {
+    const found = /* @__PURE__ */ new Set();
+    if (!this.#deletedWholly(rel)) await this.#walk(rel, abs, found);
+    for (const entry of this.#entries.values()) {
+      if (entry.rel.startsWith(rel + "/")) {
+        if (entry.state.kind === "file") found.add(entry.rel);
+        else found.delete(entry.rel);
+      }
+    }
+    return [
+      ...found
+    ].sort();
+  }
+  async #walk(rel, abs, into) {
+    for await (const item of Deno.readDir(abs)) {
+      const childRel = `${rel}/${item.name}`;
+      const childAbs = join(abs, item.name);
+      if (item.isSymlink) {
+        throw new ViewError("PatchApplyError", `\`${childRel}\` is a symlink; a patch never touches symlinks. Remove it outside the patch first.`);
+      }
+      const fromRoot = this.repoRel === "." ? childRel : `${this.repoRel}/${childRel}`;
+      if (isSecretPath(fromRoot)) {
+        throw new PtermError("SecretPathDenied", `\`${rel}\` holds the secret path \`${childRel}\`; a patch never touches secrets, so it cannot delete or move this folder as a whole. Name the other files one by one.`);
+      }
+      if (isGitDirName(item.name)) {
+        throw new ViewError("PatchApplyError", `\`${rel}\` holds a .git folder (a nested repository); refusing to touch it.`);
+      }
+      if (item.isDirectory && isGitDirectory(childAbs)) {
+        throw new PtermError("GitDirDenied", `\`${rel}\` holds \`${childRel}\`, a git directory (HEAD, objects/ and refs/: a bare repository or a separate git dir); a patch never deletes or moves git's own files, so it cannot take this folder as a whole. Name the other files one by one, or remove the repository yourself.`);
+      }
+      if (item.isDirectory) await this.#walk(childRel, childAbs, into);
+      else if (item.isFile) into.add(childRel);
+    }
+  }
+  /** Absolute location of a repository-relative path already validated by `locate`. */
+  absOf(rel) {
+    return join(this.repoAbs, ...rel.split("/"));
+  }
+  /**
+   * The entries whose final state differs from the disk, in path order, with the bytes to write
+   * (in the work tree's form where `lineEndings` converts). A file whose content is left as the
+   * view read it keeps the disk's bytes, line endings included.
+   */
+  async changes() {
+    const out = [];
+    for (const entry of [
+      ...this.#entries.values()
+    ].sort((a, b) => a.rel < b.rel ? -1 : 1)) {
+      const after = entry.state;
+      const before = entry.disk;
+      if (after.kind === "absent") {
+        if (before) out.push({
+          rel: entry.rel,
+          abs: entry.abs,
+          before,
+          after: null
+        });
+        continue;
+      }
+      const content = bytesOf(after);
+      let bytes = content;
+      if (before && equalBytes(entry.converted ?? before.bytes, content)) bytes = before.bytes;
+      else if (this.lineEndings && !this.source) bytes = await this.lineEndings.toWorktree(entry.rel, content);
+      if (before && before.mode === after.mode && equalBytes(before.bytes, bytes)) continue;
+      out.push({
+        rel: entry.rel,
+        abs: entry.abs,
+        before,
+        after: {
+          bytes,
+          mode: after.mode
+        },
+        ...this.lineEndings && !this.source ? {
+          blob: content
+        } : {}
+      });
+    }
+    return out;
+  }
+  /** Folders that end up empty because their files were deleted or moved away (deepest first). */
+  async emptiedDirs() {
+    const candidates = new Set(this.deletedDirs);
+    for (const dir of this.cleanupCandidates) {
+      let d = dir;
+      while (d !== "" && d !== ".") {
+        candidates.add(d);
+        d = d.includes("/") ? d.slice(0, d.lastIndexOf("/")) : "";
+      }
+    }
+    const emptied = /* @__PURE__ */ new Set();
+    for (const dir of candidates) {
+      const below = [];
+      const whole = [
+        ...this.deletedDirs
+      ].some((d) => dir === d || dir.startsWith(d + "/"));
+      if (await this.#willBeEmpty(dir, this.absOf(dir), below, whole)) {
+        for (const d of [
+          dir,
+          ...below
+        ]) emptied.add(d);
+      }
+    }
+    return [
+      ...emptied
+    ].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? -1 : 1));
+  }
+  /** Whether nothing stays in `rel` once the patch is written; its subfolders are collected into `below`. */
+  async #willBeEmpty(rel, abs, below, whole) {
+    const info = lstatOrNull(abs);
+    if (!info?.isDirectory) return false;
+    let touched = false;
+    for (const entry of this.#entries.values()) {
+      if (!entry.rel.startsWith(rel + "/")) continue;
+      if (entry.state.kind === "file") return false;
+      touched = true;
+    }
+    if (!whole && !touched) return false;
+    for await (const item of Deno.readDir(abs)) {
+      const childRel = `${rel}/${item.name}`;
+      if (item.isDirectory) {
+        if (!await this.#willBeEmpty(childRel, join(abs, item.name), below, whole)) return false;
+        below.push(childRel);
+      } else if (item.isFile) {
+        if (this.#entries.get(childRel)?.state.kind !== "absent") return false;
+      } else return false;
+    }
+    return true;
+  }
+};
+function equalBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// commands/patch/errors.ts
+var OpError = class extends Error {
+  code;
+  details;
+  patchLine;
+  constructor(code, message, details = {}, patchLine) {
+    super(message), this.code = code, this.details = details, this.patchLine = patchLine;
+  }
+};
+function blockLabel(block) {
+  return `block ${block.index} (${block.op}${block.path ? ` "${block.path}"` : ""})`;
+}
+function problemOf(block, error) {
+  const base = {
+    block_index: block.index,
+    op: block.op,
+    path: block.path || null
+  };
+  if (error instanceof OpError) {
+    const line = error.patchLine ?? block.line;
+    return {
+      ...base,
+      code: error.code,
+      patch_line: line,
+      message: `${blockLabel(block)}, patch line ${line}: ${error.message}`,
+      ...Object.keys(error.details).length ? {
+        details: error.details
+      } : {}
+    };
+  }
+  if (error instanceof ViewError || error instanceof PtermError) {
+    return {
+      ...base,
+      code: error.code,
+      patch_line: block.line,
+      message: `${blockLabel(block)}, patch line ${block.line}: ${error.message}`
+    };
+  }
+  throw error;
+}
+function bareMessage(p) {
+  if (p.block_index === null || p.op === null) return p.message;
+  const label = `${blockLabel({
+    index: p.block_index,
+    op: p.op,
+    path: p.path ?? ""
+  })}, patch line ${p.patch_line}: `;
+  return p.message.startsWith(label) ? p.message.slice(label.length) : p.message;
+}
+function parseProblem(p) {
+  return {
+    code: "PatchParseError",
+    message: p.message,
+    block_index: p.block_index ?? null,
+    op: p.op ?? null,
+    path: null,
+    patch_line: p.line,
+    details: {
+      expected: p.expected,
+      found: p.found
+    }
+  };
+}
+var FIX_HINTS = {
+  NoMatch: "The text the patch looks for is not in the file as it is now. Look at the closest lines shown (result.problems[].details.closest; for a diff or codex chunk, .diverged is the first line that differs), copy the file's exact current text into keys or the diff's context, and run `patch check` with the corrected patch before applying it.",
+  AmbiguousMatch: "Each place that fits is listed above. Choose one: nthl=N (keys) or nthb=N (start-keys) as listed, the right line number in the diff's `@@ -N` (the nearest place wins), or more context that only that place has; `patch check` tries it without writing.",
+  AlreadyApplied: "The patch's result is already in the file: it ran before (a retry after a timeout or an unclear answer, or `pterm runs replay` of a run that applied it) or the change was made by hand. Nothing was written. Look at the file (`git diff`); to apply it once more anyway, add --reapply.",
+  Conflict: "The file is not what the patch was made from (it changed since). Read its current content and make the patch again against it."
+};
+var LISTED = 8;
+function failure(command, problems, extra = {}) {
+  const first = problems[0];
+  const lines = problems.slice(0, LISTED).map((p, i) => problems.length > 1 ? `${i + 1}) ${p.message}` : p.message);
+  const more = problems.length > LISTED ? `
+\u2026 and ${problems.length - LISTED} more (see result.problems)` : "";
+  const intro = problems.length > 1 ? `${problems.length} problems${command === "patch check" ? " found" : "; nothing was written"}:
+` : "";
+  let text = `${intro}${lines.join("\n")}${more}`;
+  if (command === "patch apply" && problems.length === 1) {
+    text += `${/[.!?]$/.test(text) ? "" : "."} Nothing was written.`;
+  }
+  return new PtermError(first.code, text, {
+    result: {
+      ...extra,
+      problems: [
+        ...problems
+      ]
+    },
+    hint: FIX_HINTS[first.code]
+  });
+}
+
+// commands/patch/binary.ts
+var ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+var DIGIT = new Int16Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+function decodeBase85Line(line) {
+  const c = line.charCodeAt(0);
+  const length = c >= 65 && c <= 90 ? c - 64 : c >= 97 && c <= 122 ? c - 96 + 26 : 0;
+  const body = line.slice(1);
+  if (length === 0 || body.length !== Math.ceil(length / 4) * 5) return null;
+  const out = new Uint8Array(Math.ceil(length / 4) * 4);
+  for (let g = 0; g < body.length / 5; g++) {
+    let acc = 0;
+    for (let k = 0; k < 5; k++) {
+      const code = body.charCodeAt(g * 5 + k);
+      const d = code < 128 ? DIGIT[code] : -1;
+      if (d < 0) return null;
+      acc = acc * 85 + d;
+    }
+    if (acc > 4294967295) return null;
+    out[g * 4] = acc >>> 24;
+    out[g * 4 + 1] = acc >>> 16 & 255;
+    out[g * 4 + 2] = acc >>> 8 & 255;
+    out[g * 4 + 3] = acc & 255;
+  }
+  return out.subarray(0, length);
+}
+function parseBinaryPatch(text, at) {
+  const hunks = [];
+  let i = at;
+  while (hunks.length < 2 && i < text.length) {
+    const header = /^(literal|delta) (\d+)$/.exec(text[i]);
+    if (!header) break;
+    i++;
+    const chunks = [];
+    for (; i < text.length && text[i] !== ""; i++) {
+      const bytes = decodeBase85Line(text[i]);
+      if (!bytes) return {
+        error: i
+      };
+      chunks.push(bytes);
+    }
+    i++;
+    const data = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let o = 0;
+    for (const c of chunks) {
+      data.set(c, o);
+      o += c.length;
+    }
+    hunks.push({
+      kind: header[1],
+      size: Number(header[2]),
+      data
+    });
+  }
+  if (hunks.length === 0) return {
+    error: at
+  };
+  return {
+    hunk: hunks[0],
+    reverse: hunks[1] ?? null,
+    next: i
+  };
+}
+async function blobId(bytes) {
+  return await sha1(new TextEncoder().encode(`blob ${bytes.length}\0`), bytes);
+}
+function blobIdSync(bytes) {
+  return sha1Sync(concatBytes([
+    new TextEncoder().encode(`blob ${bytes.length}\0`),
+    bytes
+  ]));
+}
+var BinaryPatchError = class extends Error {
+};
+function applyBinaryHunk(hunk, base) {
+  let inflated;
+  try {
+    inflated = inflateZlibSync(hunk.data, hunk.size);
+  } catch {
+    throw new BinaryPatchError("its data is not a valid zlib stream (the patch was damaged)");
+  }
+  if (inflated.length !== hunk.size) {
+    throw new BinaryPatchError(`its data inflates to ${inflated.length} bytes, not the ${hunk.size} it states`);
+  }
+  if (hunk.kind === "literal") return inflated;
+  try {
+    return applyDelta(base, inflated);
+  } catch {
+    throw new BinaryPatchError("its delta does not fit the file's current content");
+  }
 }
 
 // commands/patch/keys.ts
@@ -16114,8 +16545,8 @@ function parseHunk(text, lineNo, at) {
 }
 var HunkError = class extends Error {
   failure;
-  constructor(failure) {
-    super(failure.kind), this.failure = failure;
+  constructor(failure2) {
+    super(failure2.kind), this.failure = failure2;
   }
 };
 function squash(line) {
@@ -16877,7 +17308,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-25RLE76C.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-6CHNQPMV.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -16901,7 +17332,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-2BRCKBUF.js", import.meta.url).href)
+      git: await import(new URL("./api-45225Q7B.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -16917,7 +17348,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
     const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}
 `).join("");
     if (whitespace) ctx.stderr.write(whitespace.report(null));
-    if (said.length === 0) throw error;
+    if (said.length === 0) throw ownRefusal(error, rel, check);
     ctx.stderr.write(transcript);
     throw new PtermError(error.code, `git apply: the diff does not apply (git's reasons above); nothing was written${check ? " (--check writes nothing anyway)" : ""}.`, {
       result: {
@@ -16951,6 +17382,22 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
     } : {}
   };
 };
+function ownRefusal(error, rel, check) {
+  if (!(error instanceof PtermError)) return error;
+  const problems = error.result?.problems ?? [];
+  if (problems.length === 0) return error;
+  const text = problems.map((p) => `${bareMessage(p)}${p.patch_line !== null && p.patch_line > 1 ? ` (line ${p.patch_line - 1} of the diff)` : ""}`).join("; ");
+  return new PtermError(problems[0].code, `git apply: ${text}`, {
+    result: {
+      ...error.result,
+      repo_path: rel,
+      applied: false,
+      checked: check
+    },
+    helpFor: error.helpFor,
+    hint: error.hint
+  });
+}
 function named(ctx) {
   const files = ctx.flags["patch-file"] ?? [];
   return files.length > 0 ? files[files.length - 1] : null;
@@ -17876,13 +18323,9 @@ export {
   PtermError,
   STAGED_WRITE_PREFIX,
   STAGED_WRITE_SUFFIX,
-  isSecretPath,
   isStatePath,
-  isGitDirName,
-  refuseGitPath,
   lstatOrNull,
   PlannedTree,
-  isGitDirectory,
   refuseGitDirectoriesAfter,
   ExecutedPathGuard,
   serveHandler,
@@ -17935,12 +18378,20 @@ export {
   resetTo,
   pathsChangedBy,
   createTag,
+  TextDoc,
+  countChanges,
+  DEFAULT_FILE_MODE,
+  ViewError,
+  bytesOf,
+  View,
+  OpError,
+  problemOf,
+  parseProblem,
+  failure,
   blobId,
   blobIdSync,
   BinaryPatchError,
   applyBinaryHunk,
-  TextDoc,
-  countChanges,
   parseKeys,
   keysAsGiven,
   wholeDoc,

@@ -33,7 +33,7 @@ export class OpError extends Error {
   }
 }
 
-export function blockLabel(block: Pick<Block, "index" | "op" | "path">): string {
+export function blockLabel(block: { readonly index: number; readonly op: string; readonly path: string }): string {
   return `block ${block.index} (${block.op}${block.path ? ` "${block.path}"` : ""})`;
 }
 
@@ -59,6 +59,13 @@ export function problemOf(block: Block, error: unknown): Problem {
     };
   }
   throw error;
+}
+
+/** A problem's message without the block and patch line it starts with (for a caller that wrote no blocks). */
+export function bareMessage(p: Problem): string {
+  if (p.block_index === null || p.op === null) return p.message;
+  const label = `${blockLabel({ index: p.block_index, op: p.op, path: p.path ?? "" })}, patch line ${p.patch_line}: `;
+  return p.message.startsWith(label) ? p.message.slice(label.length) : p.message;
 }
 
 export function parseProblem(p: ParseProblem): Problem {

@@ -7,7 +7,7 @@
 import type { Handler } from "../../../core/context.ts";
 import { PtermError } from "../../../core/errors.ts";
 import type { applyFlags } from "../sub/apply.ts";
-import type { Problem } from "../../patch/errors.ts";
+import { bareMessage, type Problem } from "../../patch/errors.ts";
 import type { GitSaid } from "../../patch/ops.ts";
 import { type FileDiff, parseDiff, reversedDiff } from "../../patch/diff.ts";
 import { decodeLossless } from "../../patch/text.ts";
@@ -83,7 +83,7 @@ export const gitApply: Handler<
     const said = gitErrorsOf(error);
     const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}\n`).join("");
     if (whitespace) ctx.stderr.write(whitespace.report(null));
-    if (said.length === 0) throw error;
+    if (said.length === 0) throw ownRefusal(error, rel, check);
     ctx.stderr.write(transcript);
     throw new PtermError(
       (error as PtermError).code,
@@ -108,6 +108,26 @@ export const gitApply: Handler<
   }
   return { ...fields, ...(ctx.flags["3way"] ? { conflicts: check ? conflicts : [] } : {}) };
 };
+
+/**
+ * A refusal of pterm's own (a path rule, a filter pterm cannot run, a diff it cannot read) in git
+ * apply's terms: the diff reaches the engine as one `git.diff` block the person never wrote, so the
+ * message names the problem and its line in the diff, not the block.
+ */
+function ownRefusal(error: unknown, rel: string, check: boolean): unknown {
+  if (!(error instanceof PtermError)) return error;
+  const problems = (error.result?.problems ?? []) as Problem[];
+  if (problems.length === 0) return error;
+  // The block's header is the engine's line 1: the diff's own lines start at its line 2.
+  const text = problems.map((p) =>
+    `${bareMessage(p)}${p.patch_line !== null && p.patch_line > 1 ? ` (line ${p.patch_line - 1} of the diff)` : ""}`
+  ).join("; ");
+  return new PtermError(problems[0].code, `git apply: ${text}`, {
+    result: { ...error.result, repo_path: rel, applied: false, checked: check },
+    helpFor: error.helpFor,
+    hint: error.hint,
+  });
+}
 
 /** The name git apply gives the patch in its warnings: the file named, else `<stdin>`. */
 function named(ctx: Parameters<typeof gitApply>[0]): string | null {

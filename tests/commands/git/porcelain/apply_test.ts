@@ -141,6 +141,9 @@ Deno.test("git apply keeps pterm's path rules: a diff into .git/ or a secret is 
   const hook = await exec(root.path, "git apply", { stdin: intoGit });
   assert.notEqual(hook.exit_code, 0);
   assert.equal(hook.error_code, "GitDirDenied");
+  // The person wrote a diff, not patch blocks: the refusal names the diff's path, not an engine block.
+  assert.match(hook.stderr, /^\[Error\] git apply: /);
+  assert.doesNotMatch(hook.stderr, /block 1|git\.diff/);
   await assert.rejects(Deno.stat(`${root.path}/.git/hooks/post-checkout`));
   const secret = "diff --git a/.env b/.env\nnew file mode 100644\n--- /dev/null\n+++ b/.env\n@@ -0,0 +1 @@\n+TOKEN=x\n";
   const env = await exec(root.path, "git apply --index", { stdin: secret });
@@ -410,4 +413,16 @@ Deno.test("git apply -R takes a diff's files last to first, as git does: its ref
   assert.equal(ours.stderr.replace(/\[Error\][\s\S]*$/, ""), theirs);
   const stat = await execOk(root.path, "git apply -R --stat", { stdin: diff });
   assert.match(stat.stdout, /^ app\.py +\|[^\n]*\n NOTES\.md \|/);
+});
+
+Deno.test("git apply refuses a path whose .gitattributes names a filter pterm cannot run, in git apply's terms; nothing written", async () => {
+  await using root = await makeRoot();
+  const diff = await setUp(root.path);
+  await Deno.writeTextFile(`${root.path}/.gitattributes`, "*.py filter=crypt\n");
+  const before = await Deno.readTextFile(`${root.path}/app.py`);
+  const envelope = await exec(root.path, "git apply", { stdin: diff });
+  assert.equal(envelope.error_code, "UnsupportedFilter");
+  assert.match(envelope.stderr, /^\[Error\] git apply: app\.py has filter=crypt in \.gitattributes/);
+  assert.equal(await Deno.readTextFile(`${root.path}/app.py`), before);
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "?? .gitattributes\n");
 });
