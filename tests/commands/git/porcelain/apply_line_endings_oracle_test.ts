@@ -97,8 +97,12 @@ function gitView(dir: string): string {
     git(dir, "ls-files", "--others", "--exclude-standard");
 }
 
-/** Real git apply's exit code and `error:` lines for a diff sent on stdin. */
-async function realApply(dir: string, args: string[], diff: Uint8Array): Promise<{ code: number; errors: string[] }> {
+/** Real git apply's exit code, `error:` lines and whole stderr for a diff sent on stdin. */
+async function realApply(
+  dir: string,
+  args: string[],
+  diff: Uint8Array,
+): Promise<{ code: number; errors: string[]; stderr: string }> {
   const child = new Deno.Command("git", {
     args: ["apply", ...args],
     cwd: dir,
@@ -113,7 +117,7 @@ async function realApply(dir: string, args: string[], diff: Uint8Array): Promise
   await writer.close();
   const out = await child.output();
   const stderr = new TextDecoder().decode(out.stderr);
-  return { code: out.code, errors: stderr.split("\n").filter((l) => l.startsWith("error: ")) };
+  return { code: out.code, errors: stderr.split("\n").filter((l) => l.startsWith("error: ")), stderr };
 }
 
 async function ptermApply(
@@ -228,6 +232,8 @@ Deno.test(`git apply under line-ending conversion: ${ROUNDS} rounds as real git 
       const ours = await ptermApply(root.path, byPterm, flags, diff);
       assert.equal(ours.code, theirs.code, where(`exit code (git said ${theirs.errors}, pterm ${ours.stderr})`));
       assert.deepEqual(ours.errors, theirs.errors, where("error lines"));
+      // Whitespace warnings included (a CR is trailing whitespace unless the diff's old lines end in CRLF).
+      assert.equal(ours.stderr.replace(/\[Error\][\s\S]*$/, ""), theirs.stderr, where("stderr"));
       assert.equal(worktree(`${root.path}/${byPterm}`), worktree(byGit), where("work-tree bytes"));
       assert.equal(gitView(`${root.path}/${byPterm}`), gitView(byGit), where("index and status"));
       if (theirs.code === 0) stats.applied++;
