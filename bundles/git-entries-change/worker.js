@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-LCH5JZ66.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-OIO7NOCK.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7617,7 +7617,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-Y7G7MP42.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-BRE5O72T.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -17308,7 +17308,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-6CHNQPMV.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-BUC6I66E.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -17332,7 +17332,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-45225Q7B.js", import.meta.url).href)
+      git: await import(new URL("./api-ZOXLYR4M.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -17345,11 +17345,23 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
 `).join("") + unmerged(conflicts));
   } catch (error) {
     const said = gitErrorsOf(error);
-    const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}
-`).join("");
-    if (whitespace) ctx.stderr.write(whitespace.report(null));
-    if (said.length === 0) throw ownRefusal(error, rel, check);
-    ctx.stderr.write(transcript);
+    if (said.length === 0) {
+      if (whitespace) ctx.stderr.write(whitespace.report(null));
+      throw ownRefusal(error, rel, check);
+    }
+    const transcript = gitStderrOf(error);
+    if (whitespace && transcript) {
+      const endingFile = new Set(gitDetailsOf(error, "git_hunks_ending_file").map((line) => line - 1));
+      ctx.stderr.write(whitespace.report(endingFile, transcript.map((s) => ({
+        ...s,
+        at: s.at - 1
+      })), "", false));
+    } else {
+      if (whitespace) ctx.stderr.write(whitespace.report(null));
+      ctx.stderr.write(transcript ? transcript.map((s) => `${s.text}
+`).join("") : said.map((line) => `error: ${line}
+`).join(""));
+    }
     throw new PtermError(error.code, `git apply: the diff does not apply (git's reasons above); nothing was written${check ? " (--check writes nothing anyway)" : ""}.`, {
       result: {
         repo_path: rel,
@@ -17475,11 +17487,12 @@ function whitespaceErrors(text, mode, patchName) {
   }
   return {
     // The per-line warnings (git's, as it reads the diff), then what was said `during` the
-    // application (--3way's merges) with (once applied: `endingFile` holds the hunks that ended
-    // their file) the blank lines each file's hunks added at its end as git applies that file —
-    // before its `Applied patch` line, else after what was said of it —, then what was said as the
-    // files were `written` (--3way's conflicts), then the counts.
-    report(endingFile, during = [], written = "") {
+    // application (--3way's merges, the files that do not apply) with (`endingFile` holds the hunks
+    // that ended their file) the blank lines each file's hunks added at its end as git applies that
+    // file — before its `Applied patch` line, else after what was said of it —, then what was said
+    // as the files were `written` (--3way's conflicts), then the counts (not when it is not
+    // `finished`: a file did not apply).
+    report(endingFile, during = [], written = "", finished = true) {
       const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
       const all = [
         ...errors,
@@ -17508,7 +17521,7 @@ ${e.text}
         else last.push(warned(e));
       });
       out += texts.join("") + last.join("");
-      if (endingFile === null) return out;
+      if (endingFile === null || !finished) return out;
       out += written;
       if (all.length > SQUELCH) {
         const squelched = all.length - SQUELCH;
@@ -17556,16 +17569,16 @@ async function diffText(ctx, repoRel) {
   return text;
 }
 function gitStderrOf(error) {
-  if (!(error instanceof PtermError)) return null;
-  const problems = error.result?.problems ?? [];
-  const lines = problems.flatMap((p) => p.details?.git_stderr ?? []);
-  return lines.length > 0 ? lines.map((line) => `${line.text}
-`).join("") : null;
+  const lines = gitDetailsOf(error, "git_stderr");
+  return lines.length > 0 ? lines : null;
 }
 function gitErrorsOf(error) {
+  return gitDetailsOf(error, "git_errors");
+}
+function gitDetailsOf(error, key) {
   if (!(error instanceof PtermError)) return [];
   const problems = error.result?.problems ?? [];
-  return problems.flatMap((p) => p.details?.git_errors ?? []);
+  return problems.flatMap((p) => p.details?.[key] ?? []);
 }
 function filesOf(text, mode) {
   const lines = text.replace(/\n$/, "").split("\n");

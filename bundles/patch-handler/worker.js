@@ -7757,9 +7757,13 @@ async function diffOp(block, view) {
     }
   }
   if (gitErrors.length > 0) {
+    const endingFile = reports.flatMap((r) => r.ends_file && r.patch_line !== void 0 ? [
+      r.patch_line
+    ] : []);
     throw new OpError("PatchApplyError", gitErrors.join("\n"), {
       git_errors: gitErrors,
-      git_stderr: transcript
+      git_stderr: transcript,
+      git_hunks_ending_file: endingFile
     }, block.bodyLine);
   }
   for (const [rel, state] of results) {
@@ -9815,7 +9819,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-47HP4BXT.js", import.meta.url).href)
+    git: await import(new URL("./api-UEIE2STA.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9865,7 +9869,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-47HP4BXT.js", import.meta.url).href)
+    git: await import(new URL("./api-UEIE2STA.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -1292,10 +1292,13 @@ async function diffOp(block: Block, view: View): Promise<BlockOutcome> {
     }
   }
   if (gitErrors.length > 0) {
+    // The hunks that ended their file in the files that did apply: git warns of the blank lines they
+    // add at the end as it applies each file, before it knows another file fails.
+    const endingFile = reports.flatMap((r) => (r.ends_file && r.patch_line !== undefined ? [r.patch_line] : []));
     throw new OpError(
       "PatchApplyError",
       gitErrors.join("\n"),
-      { git_errors: gitErrors, git_stderr: transcript },
+      { git_errors: gitErrors, git_stderr: transcript, git_hunks_ending_file: endingFile },
       block.bodyLine,
     );
   }

@@ -81,10 +81,22 @@ export const gitApply: Handler<
     );
   } catch (error) {
     const said = gitErrorsOf(error);
-    const transcript = gitStderrOf(error) ?? said.map((line) => `error: ${line}\n`).join("");
-    if (whitespace) ctx.stderr.write(whitespace.report(null));
-    if (said.length === 0) throw ownRefusal(error, rel, check);
-    ctx.stderr.write(transcript);
+    if (said.length === 0) {
+      if (whitespace) ctx.stderr.write(whitespace.report(null));
+      throw ownRefusal(error, rel, check);
+    }
+    const transcript = gitStderrOf(error);
+    if (whitespace && transcript) {
+      // git's warnings, its blank lines at the end of the files that applied among what it said of each
+      // file, as it went; no counts (git stops before them when a file does not apply).
+      const endingFile = new Set(gitDetailsOf<number>(error, "git_hunks_ending_file").map((line) => line - 1));
+      ctx.stderr.write(whitespace.report(endingFile, transcript.map((s) => ({ ...s, at: s.at - 1 })), "", false));
+    } else {
+      if (whitespace) ctx.stderr.write(whitespace.report(null));
+      ctx.stderr.write(
+        transcript ? transcript.map((s) => `${s.text}\n`).join("") : said.map((line) => `error: ${line}\n`).join(""),
+      );
+    }
     throw new PtermError(
       (error as PtermError).code,
       `git apply: the diff does not apply (git's reasons above); nothing was written${
@@ -150,7 +162,12 @@ function whitespaceErrors(
   mode: GitApplyMode,
   patchName: string,
 ): {
-  report(endingFile: ReadonlySet<number> | null, during?: readonly GitSaid[], written?: string): string;
+  report(
+    endingFile: ReadonlySet<number> | null,
+    during?: readonly GitSaid[],
+    written?: string,
+    finished?: boolean,
+  ): string;
 } {
   const added = mode.reverse ? "-" : "+";
   const lines = text.split("\n");
@@ -221,11 +238,12 @@ function whitespaceErrors(
   }
   return {
     // The per-line warnings (git's, as it reads the diff), then what was said `during` the
-    // application (--3way's merges) with (once applied: `endingFile` holds the hunks that ended
-    // their file) the blank lines each file's hunks added at its end as git applies that file —
-    // before its `Applied patch` line, else after what was said of it —, then what was said as the
-    // files were `written` (--3way's conflicts), then the counts.
-    report(endingFile, during = [], written = "") {
+    // application (--3way's merges, the files that do not apply) with (`endingFile` holds the hunks
+    // that ended their file) the blank lines each file's hunks added at its end as git applies that
+    // file — before its `Applied patch` line, else after what was said of it —, then what was said
+    // as the files were `written` (--3way's conflicts), then the counts (not when it is not
+    // `finished`: a file did not apply).
+    report(endingFile, during = [], written = "", finished = true) {
       const eof = endingFile === null ? [] : atEof.filter((e) => endingFile.has(e.header));
       const all = [...errors, ...eof.map((e) => ({ line: e.line, what: "new blank line at EOF", text: "+" }))];
       const shown = (endingFile === null ? errors : all).slice(0, SQUELCH);
@@ -245,7 +263,7 @@ function whitespaceErrors(
         else last.push(warned(e));
       });
       out += texts.join("") + last.join("");
-      if (endingFile === null) return out;
+      if (endingFile === null || !finished) return out;
       out += written;
       if (all.length > SQUELCH) {
         const squelched = all.length - SQUELCH;
@@ -308,18 +326,21 @@ async function diffText(ctx: Parameters<typeof gitApply>[0], repoRel: string): P
 }
 
 /** Everything git apply said on stderr before it gave up (with --3way: its merges too), or null. */
-function gitStderrOf(error: unknown): string | null {
-  if (!(error instanceof PtermError)) return null;
-  const problems = (error.result?.problems ?? []) as Problem[];
-  const lines = problems.flatMap((p) => (p.details?.git_stderr as GitSaid[] | undefined) ?? []);
-  return lines.length > 0 ? lines.map((line) => `${line.text}\n`).join("") : null;
+function gitStderrOf(error: unknown): GitSaid[] | null {
+  const lines = gitDetailsOf<GitSaid>(error, "git_stderr");
+  return lines.length > 0 ? lines : null;
 }
 
 /** git apply's own `error:` lines, which the strict engine attaches to the problems it reports. */
 function gitErrorsOf(error: unknown): string[] {
+  return gitDetailsOf<string>(error, "git_errors");
+}
+
+/** One of the lists the strict engine attaches to the problems of a failed apply, all problems' together. */
+function gitDetailsOf<T>(error: unknown, key: "git_stderr" | "git_errors" | "git_hunks_ending_file"): T[] {
   if (!(error instanceof PtermError)) return [];
   const problems = (error.result?.problems ?? []) as Problem[];
-  return problems.flatMap((p) => (p.details?.git_errors as string[] | undefined) ?? []);
+  return problems.flatMap((p) => (p.details?.[key] as T[] | undefined) ?? []);
 }
 
 /** The diff's files as git apply reads them (-p, -R), for --stat and --numstat. */

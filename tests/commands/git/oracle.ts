@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { exec, execOk } from "../../_support/helpers.ts";
 import type { Envelope } from "../../../core/envelope.ts";
 import type { StatusCounts } from "../../../commands/git/porcelain/status.ts";
+import { decodeLossless } from "../../../commands/patch/text.ts";
 
 const HOME = await Deno.makeTempDir({ prefix: "pterm-git-home-" });
 globalThis.addEventListener("unload", () => {
@@ -37,8 +38,8 @@ export interface GitOutput {
   stderr: string;
 }
 
-/** Runs the real git in `cwd`; returns its output (no throw). */
-export async function gitRaw(cwd: string, args: string[], stdin?: string): Promise<GitOutput> {
+/** Runs the real git in `cwd` (with `stdin` as its input, text or bytes); returns its output (no throw). */
+export async function gitRaw(cwd: string, args: string[], stdin?: string | Uint8Array): Promise<GitOutput> {
   const child = new Deno.Command("git", {
     args,
     cwd,
@@ -50,7 +51,7 @@ export async function gitRaw(cwd: string, args: string[], stdin?: string): Promi
   }).spawn();
   if (stdin !== undefined) {
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
+    await writer.write(typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin);
     await writer.close();
   }
   const out = await child.output();
@@ -193,4 +194,21 @@ export async function gitInitCommitted(dir: string): Promise<void> {
 export async function gitInit(dir: string): Promise<void> {
   await Deno.mkdir(dir, { recursive: true });
   await git(dir, "init", "-q", "-b", "main");
+}
+
+/**
+ * Every path under `dir` but .git, one line each, sorted: a folder, a link and its target, a file
+ * and its bytes (as a JSON string, bytes that are not UTF-8 escaped one by one) — to compare two
+ * work trees, or one before and after.
+ */
+export function worktreeSnapshot(dir: string, below = ""): string {
+  let out = "";
+  for (const entry of [...Deno.readDirSync(`${dir}/${below}`)].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const rel = below ? `${below}/${entry.name}` : entry.name;
+    if (rel === ".git") continue;
+    if (entry.isDirectory) out += `${rel}/\n` + worktreeSnapshot(dir, rel);
+    else if (entry.isSymlink) out += `${rel} -> ${Deno.readLinkSync(`${dir}/${rel}`)}\n`;
+    else out += `${rel} ${JSON.stringify(decodeLossless(Deno.readFileSync(`${dir}/${rel}`)))}\n`;
+  }
+  return out;
 }

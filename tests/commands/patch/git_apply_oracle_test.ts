@@ -79,6 +79,8 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
     twice: 0,
     /** -U0 insertions git applies again and pterm refuses as AlreadyApplied (see above). */
     reappliedZero: 0,
+    /** Diffs real git's own apply does not turn into the commit they describe (not counted in `diffs`). */
+    gitDisagrees: 0,
   };
   for (let round = 0; stats.diffs < DIFFS; round++) {
     await change(rng, gen, model);
@@ -110,7 +112,18 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
       ...(shape === "U0" ? ["--unidiff-zero"] : []),
       `${root.path}/round.diff`,
     );
-    assert.equal(git(byGit, "write-tree").trim(), expected, `git apply itself disagrees: ${context()}`);
+    if (git(byGit, "write-tree").trim() !== expected) {
+      // Real git's apply does not give the commit its own diff describes (seen with a -U0 copy whose
+      // hunk removes a last line that had no newline): there is nothing to hold pterm to. Both copies
+      // take the commit itself and the run goes on.
+      for (const dir of [byGit, byPterm]) {
+        git(dir, "fetch", "-q", "origin");
+        git(dir, "reset", "-q", "--hard", "origin/main");
+        git(dir, "clean", "-ffdq");
+      }
+      stats.gitDisagrees++;
+      continue;
+    }
 
     try {
       await ptermApply(root.path, "byPterm", diff);
@@ -178,8 +191,8 @@ Deno.test(`git apply oracle: ${DIFFS} random diffs made by real git apply throug
   // The shapes must actually have been drawn (a generator that stopped making them would pass vacuously).
   if (DIFFS >= 200) {
     for (const [shape, count] of Object.entries(stats)) {
-      // The -U0 exception is rare by nature; the rest must have been drawn.
-      if (shape !== "reappliedZero") assert.ok(count > 0, `no ${shape} in ${DIFFS} diffs`);
+      // The -U0 exception and git's own disagreements are rare by nature; the rest must have been drawn.
+      if (shape !== "reappliedZero" && shape !== "gitDisagrees") assert.ok(count > 0, `no ${shape} in ${DIFFS} diffs`);
     }
   }
   // deno-lint-ignore no-console -- how many of each shape this run drew, for whoever reads the log

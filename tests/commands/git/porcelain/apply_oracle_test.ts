@@ -22,6 +22,7 @@
 import assert from "node:assert/strict";
 import { encodeLossless } from "../../../../commands/patch/text.ts";
 import { exec, makeRoot } from "../../../_support/helpers.ts";
+import { worktreeSnapshot } from "../oracle.ts";
 import {
   change,
   ENV,
@@ -85,19 +86,6 @@ async function ptermApply(
 function fingerprint(dir: string): string {
   return git(dir, "write-tree") + git(dir, "status", "--porcelain=v1", "-uall") +
     git(dir, "diff", "--binary");
-}
-
-/** Every path under `dir` but .git, with its bytes (a link: its target): what `--cached` must leave alone. */
-function worktree(dir: string, below = ""): string {
-  let out = "";
-  for (const entry of [...Deno.readDirSync(`${dir}/${below}`)].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const rel = below ? `${below}/${entry.name}` : entry.name;
-    if (rel === ".git") continue;
-    if (entry.isDirectory) out += `${rel}/\n` + worktree(dir, rel);
-    else if (entry.isSymlink) out += `${rel} -> ${Deno.readLinkSync(`${dir}/${rel}`)}\n`;
-    else out += `${rel} ${btoa(String.fromCharCode(...Deno.readFileSync(`${dir}/${rel}`)))}\n`;
-  }
-  return out;
 }
 
 /**
@@ -352,14 +340,14 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
     const theirs = await realApply(byGit, flags, encodeLossless(diff));
     assert.equal(theirs.code, 0, `git apply itself refuses: ${theirs.errors.join(" / ")} ${context("diff")}`);
     assert.equal(git(byGit, "write-tree").trim(), expected, `git apply itself disagrees: ${context("diff")}`);
-    const before = cached ? worktree(byPterm) : "";
+    const before = cached ? worktreeSnapshot(byPterm) : "";
     const ours = await ptermApply(root.path, flags, encodeLossless(diff));
     assert.equal(ours.code, 0, `pterm refused a diff git applies: ${ours.stderr} ${context("diff")}`);
     // Its whitespace warnings (lines added with trailing whitespace, …) are git's, byte for byte.
     assert.equal(ours.stderr, theirs.stderr, `pterm's stderr differs from git's: ${context("diff")}`);
     assert.equal(git(byPterm, "write-tree").trim(), expected, `pterm's index differs from git's: ${context("diff")}`);
     if (cached) {
-      assert.equal(worktree(byPterm), before, `pterm's --cached changed the work tree: ${context("diff")}`);
+      assert.equal(worktreeSnapshot(byPterm), before, `pterm's --cached changed the work tree: ${context("diff")}`);
     } else {
       assert.equal(
         git(byPterm, "diff", "--stat"),
