@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-OIO7NOCK.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-GU2TUDMU.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7617,7 +7617,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-BRE5O72T.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-TT7ZER6P.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -17308,7 +17308,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-BUC6I66E.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-TDQB65M7.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -17332,7 +17332,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-ZOXLYR4M.js", import.meta.url).href)
+      git: await import(new URL("./api-5YOCKXGI.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -17368,7 +17368,8 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
         applied: false,
         checked: check,
         errors: said
-      }
+      },
+      hint: refusalHint(said)
     });
   }
   const fields = {
@@ -17384,7 +17385,8 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       result: {
         ...fields,
         conflicts
-      }
+      },
+      hint: "Nothing more is needed from git apply: the merge is in the files. Resolve each one as above; `git checkout --theirs <file>` or `--ours <file>` takes one side whole."
     });
   }
   return {
@@ -17394,6 +17396,24 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
     } : {}
   };
 };
+function refusalHint(said) {
+  const kinds = /* @__PURE__ */ new Set();
+  for (const line of said) {
+    if (/^patch failed: |: patch does not apply$/.test(line)) {
+      kinds.add("The files are not what the diff was made from: read them as they are now (`git diff`, `cat <file>`) and make the diff again against them, or add --3way when its `index` lines name blobs the repository has.");
+    } else if (/: does not match index$/.test(line)) {
+      kinds.add("A file differs from its index entry: stage it first (`git add <file>`), or apply without --index.");
+    } else if (/: (does not exist in index|No such file or directory)$/.test(line)) {
+      kinds.add("A file the diff edits is not there (`git status` shows what is): apply the diff where it was made.");
+    } else if (/: already exists in (working directory|index)$/.test(line)) {
+      kinds.add("A file the diff creates is already there: move it away, or make the diff against it.");
+    }
+  }
+  kinds.add("`git apply --check` tries the diff again without writing anything.");
+  return [
+    ...kinds
+  ].join(" ");
+}
 function ownRefusal(error, rel, check) {
   if (!(error instanceof PtermError)) return error;
   const problems = error.result?.problems ?? [];

@@ -102,7 +102,7 @@ export const gitApply: Handler<
       `git apply: the diff does not apply (git's reasons above); nothing was written${
         check ? " (--check writes nothing anyway)" : ""
       }.`,
-      { result: { repo_path: rel, applied: false, checked: check, errors: said } },
+      { result: { repo_path: rel, applied: false, checked: check, errors: said }, hint: refusalHint(said) },
     );
   }
   const fields = { repo_path: rel, applied: !check, checked: check, files: files.map((path) => ({ path })) };
@@ -115,11 +115,39 @@ export const gitApply: Handler<
         `markers away, then \`git add ${rel === "." ? "" : `--repo ${quoteWord(rel)} `}${
           conflicts.map((path) => quoteWord(path)).join(" ")
         }\`.`,
-      { result: { ...fields, conflicts } },
+      {
+        result: { ...fields, conflicts },
+        hint: "Nothing more is needed from git apply: the merge is in the files. Resolve each one as above; " +
+          "`git checkout --theirs <file>` or `--ours <file>` takes one side whole.",
+      },
     );
   }
   return { ...fields, ...(ctx.flags["3way"] ? { conflicts: check ? conflicts : [] } : {}) };
 };
+
+/**
+ * What to do about git's `error:` lines (the data is wrong, not the flags, so not `--help`): each
+ * kind named once, in the order git said them.
+ */
+function refusalHint(said: readonly string[]): string {
+  const kinds = new Set<string>();
+  for (const line of said) {
+    if (/^patch failed: |: patch does not apply$/.test(line)) {
+      kinds.add(
+        "The files are not what the diff was made from: read them as they are now (`git diff`, `cat <file>`) and " +
+          "make the diff again against them, or add --3way when its `index` lines name blobs the repository has.",
+      );
+    } else if (/: does not match index$/.test(line)) {
+      kinds.add("A file differs from its index entry: stage it first (`git add <file>`), or apply without --index.");
+    } else if (/: (does not exist in index|No such file or directory)$/.test(line)) {
+      kinds.add("A file the diff edits is not there (`git status` shows what is): apply the diff where it was made.");
+    } else if (/: already exists in (working directory|index)$/.test(line)) {
+      kinds.add("A file the diff creates is already there: move it away, or make the diff against it.");
+    }
+  }
+  kinds.add("`git apply --check` tries the diff again without writing anything.");
+  return [...kinds].join(" ");
+}
 
 /**
  * A refusal of pterm's own (a path rule, a filter pterm cannot run, a diff it cannot read) in git

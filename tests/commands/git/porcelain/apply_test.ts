@@ -111,6 +111,8 @@ Deno.test("git apply refused: git's error lines, exit 1, nothing written; real g
     const envelope = await exec(root.path, "git apply --index -", { stdin: changed });
     assert.equal(envelope.exit_code, 1);
     assert.ok(envelope.stderr.startsWith(gitLines), envelope.stderr);
+    // The data is wrong, not the flags: the hint says what to do about it, not `--help`.
+    assert.match(envelope.stderr, /\nHint: The files are not what the diff was made from: [^\n]*`git apply --check`/);
     assert.equal(git(root.path, "status", "--porcelain").stdout, "");
   }
   // A file the diff creates that is there already: git's words for it.
