@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-GU2TUDMU.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-GBRL2OZM.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7617,7 +7617,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-TT7ZER6P.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-AYMA5APZ.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -17295,6 +17295,14 @@ var gitApply = async (ctx) => {
     ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
     throw new PtermError("PatchParseError", "git apply got no diff: send it on stdin or name the diff file.");
   }
+  const unreadable = notADiff(text);
+  if (unreadable !== null) {
+    ctx.stderr.write(`error: ${unreadable}
+`);
+    throw new PtermError("PatchParseError", "git apply: the input is not a diff git can read (git's reason above); nothing was written.", {
+      hint: "A diff names its files before its hunks (`diff --git a/<path> b/<path>`, `--- a/<path>`, `+++ b/<path>`, then `@@ -N,M +N,M @@`): send the whole of what `git diff` printed."
+    });
+  }
   if (ctx.flags.stat || ctx.flags.numstat) {
     const files2 = filesOf(text, mode);
     const out = ctx.flags.numstat ? numstat(files2, repo.quotePath) : diffstat(files2, repo.quotePath);
@@ -17308,7 +17316,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-TDQB65M7.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-NNS2FQDJ.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -17332,7 +17340,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-5YOCKXGI.js", import.meta.url).href)
+      git: await import(new URL("./api-HA7C34IU.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -17396,6 +17404,14 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
     } : {}
   };
 };
+function notADiff(text) {
+  const lines = text.split("\n");
+  for (const [i, line] of lines.entries()) {
+    if (/^(diff --git |--- |\+\+\+ |GIT binary patch$)/.test(line)) return null;
+    if (/^@@ -\d+(,\d+)? \+\d+(,\d+)? @@/.test(line)) return `patch fragment without header at line ${i + 1}: ${line}`;
+  }
+  return 'No valid patches in input (allow with "--allow-empty")';
+}
 function refusalHint(said) {
   const kinds = /* @__PURE__ */ new Set();
   for (const line of said) {

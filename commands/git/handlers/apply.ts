@@ -36,6 +36,18 @@ export const gitApply: Handler<
     ctx.stderr.write('error: No valid patches in input (allow with "--allow-empty")\n');
     throw new PtermError("PatchParseError", "git apply got no diff: send it on stdin or name the diff file.");
   }
+  const unreadable = notADiff(text);
+  if (unreadable !== null) {
+    ctx.stderr.write(`error: ${unreadable}\n`);
+    throw new PtermError(
+      "PatchParseError",
+      "git apply: the input is not a diff git can read (git's reason above); nothing was written.",
+      {
+        hint: "A diff names its files before its hunks (`diff --git a/<path> b/<path>`, `--- a/<path>`, " +
+          "`+++ b/<path>`, then `@@ -N,M +N,M @@`): send the whole of what `git diff` printed.",
+      },
+    );
+  }
   if (ctx.flags.stat || ctx.flags.numstat) {
     const files = filesOf(text, mode);
     const out = ctx.flags.numstat ? numstat(files, repo.quotePath) : diffstat(files, repo.quotePath);
@@ -124,6 +136,19 @@ export const gitApply: Handler<
   }
   return { ...fields, ...(ctx.flags["3way"] ? { conflicts: check ? conflicts : [] } : {}) };
 };
+
+/**
+ * git apply's words for input it cannot read as a diff at all, or null: a hunk before any file
+ * header (`patch fragment without header at line N: <line>`), or nothing that starts a diff.
+ */
+function notADiff(text: string): string | null {
+  const lines = text.split("\n");
+  for (const [i, line] of lines.entries()) {
+    if (/^(diff --git |--- |\+\+\+ |GIT binary patch$)/.test(line)) return null;
+    if (/^@@ -\d+(,\d+)? \+\d+(,\d+)? @@/.test(line)) return `patch fragment without header at line ${i + 1}: ${line}`;
+  }
+  return 'No valid patches in input (allow with "--allow-empty")';
+}
 
 /**
  * What to do about git's `error:` lines (the data is wrong, not the flags, so not `--help`): each

@@ -431,3 +431,17 @@ Deno.test("git apply refused: git's blank-line-at-EOF warning for a file that di
   assert.equal(ours.stderr.replace(/\[Error\][\s\S]*$/, ""), theirs.stderr);
   assert.equal(git(repo, "status", "--porcelain").stdout, "");
 });
+
+Deno.test("git apply of input that is not a diff: git's words for it (a hunk without a header, nothing that starts a diff), nothing written", async () => {
+  await using root = await makeRoot();
+  await setUp(root.path);
+  for (const input of ["a note, not a diff\n", "garbage\n@@ -1 +1 @@\n-a\n+b\n"]) {
+    const theirs = await gitRaw(root.path, ["apply"], input);
+    assert.equal(theirs.code, 128);
+    const ours = await exec(root.path, "git apply", { stdin: input });
+    assert.equal(ours.error_code, "PatchParseError");
+    assert.equal(ours.stderr.replace(/\[Error\][\s\S]*$/, ""), theirs.stderr);
+    assert.match(ours.stderr, /\nHint: A diff names its files before its hunks/);
+  }
+  assert.equal(git(root.path, "status", "--porcelain").stdout, "");
+});
