@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-GBRL2OZM.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-OEIVSXLR.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7617,7 +7617,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-AYMA5APZ.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-WHQQMV7O.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -17300,7 +17300,7 @@ var gitApply = async (ctx) => {
     ctx.stderr.write(`error: ${unreadable}
 `);
     throw new PtermError("PatchParseError", "git apply: the input is not a diff git can read (git's reason above); nothing was written.", {
-      hint: "A diff names its files before its hunks (`diff --git a/<path> b/<path>`, `--- a/<path>`, `+++ b/<path>`, then `@@ -N,M +N,M @@`): send the whole of what `git diff` printed."
+      hint: "A diff names its files before its hunks (`diff --git a/<path> b/<path>`, `--- a/<path>`, `+++ b/<path>`, then `@@ -N,M +N,M @@`): send the whole of what `git diff` printed, on stdin. `git apply --help` lists the flags."
     });
   }
   if (ctx.flags.stat || ctx.flags.numstat) {
@@ -17316,7 +17316,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-NNS2FQDJ.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-4KORKIKP.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -17340,7 +17340,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-HA7C34IU.js", import.meta.url).href)
+      git: await import(new URL("./api-GASG2GDV.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);
@@ -17394,7 +17394,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
         ...fields,
         conflicts
       },
-      hint: "Nothing more is needed from git apply: the merge is in the files. Resolve each one as above; `git checkout --theirs <file>` or `--ours <file>` takes one side whole."
+      hint: "Nothing more is needed from git apply: the merge is in the files. Resolve each one as above; `git checkout --theirs <file>` (or `git checkout --ours <file>`) takes one side whole before the `git add`. `git apply --help` lists the flags."
     });
   }
   return {
@@ -17425,7 +17425,7 @@ function refusalHint(said) {
       kinds.add("A file the diff creates is already there: move it away, or make the diff against it.");
     }
   }
-  kinds.add("`git apply --check` tries the diff again without writing anything.");
+  kinds.add("`git apply --check`, with the diff on stdin, tries it again without writing anything; `git apply --help` lists the flags.");
   return [
     ...kinds
   ].join(" ");

@@ -9819,7 +9819,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-UEIE2STA.js", import.meta.url).href)
+    git: await import(new URL("./api-OWRHWQSR.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9869,7 +9869,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-UEIE2STA.js", import.meta.url).href)
+    git: await import(new URL("./api-OWRHWQSR.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -202,8 +202,8 @@ export function lineEndings(dir: string, options: { fromIndex: boolean }): {
     toGit: async (path, bytes, keepCrlf) => {
       const { repo, conversion, index } = repoOf();
       const normalized = normalizeUserPath(path);
-      const entry = index?.entries.get(normalized);
-      if (entry && (entry.mode & 0o170000) === 0o100000) return await repo.objects.readTyped(entry.oid, "blob");
+      const staged = index && await stagedBlob(repo, index, normalized);
+      if (staged && (staged.mode & 0o170000) === 0o100000) return staged.bytes;
       return await conversion.toGit(normalized, bytes, { patching: { keepCrlf } });
     },
     toWorktree: (path, bytes) => repoOf().conversion.toWorktree(normalizeUserPath(path), bytes),
@@ -211,11 +211,16 @@ export function lineEndings(dir: string, options: { fromIndex: boolean }): {
 }
 
 /** What the index holds at `path` (stage 0): the blob's bytes and the entry's mode, or null. */
-export async function indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null> {
+export function indexBlob(dir: string, path: string): Promise<{ bytes: Uint8Array; mode: number } | null> {
   const repo = open(dir);
-  const entry = loadIndex(repo).entries.get(normalizeUserPath(path));
+  return stagedBlob(repo, loadIndex(repo), normalizeUserPath(path));
+}
+
+/** The blob `index` holds at a normalized `path` (stage 0) and the entry's mode; null for none or a submodule. */
+async function stagedBlob(repo: Repo, index: Index, path: string): Promise<{ bytes: Uint8Array; mode: number } | null> {
+  const entry = index.entries.get(path);
   if (!entry || entry.mode === S_IFGITLINK) return null;
-  return { bytes: (await repo.objects.read(entry.oid)).content, mode: entry.mode };
+  return { bytes: await repo.objects.readTyped(entry.oid, "blob"), mode: entry.mode };
 }
 
 /**

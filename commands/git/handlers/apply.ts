@@ -44,7 +44,8 @@ export const gitApply: Handler<
       "git apply: the input is not a diff git can read (git's reason above); nothing was written.",
       {
         hint: "A diff names its files before its hunks (`diff --git a/<path> b/<path>`, `--- a/<path>`, " +
-          "`+++ b/<path>`, then `@@ -N,M +N,M @@`): send the whole of what `git diff` printed.",
+          "`+++ b/<path>`, then `@@ -N,M +N,M @@`): send the whole of what `git diff` printed, on stdin. " +
+          "`git apply --help` lists the flags.",
       },
     );
   }
@@ -130,7 +131,8 @@ export const gitApply: Handler<
       {
         result: { ...fields, conflicts },
         hint: "Nothing more is needed from git apply: the merge is in the files. Resolve each one as above; " +
-          "`git checkout --theirs <file>` or `--ours <file>` takes one side whole.",
+          "`git checkout --theirs <file>` (or `git checkout --ours <file>`) takes one side whole before the " +
+          "`git add`. `git apply --help` lists the flags.",
       },
     );
   }
@@ -170,7 +172,10 @@ function refusalHint(said: readonly string[]): string {
       kinds.add("A file the diff creates is already there: move it away, or make the diff against it.");
     }
   }
-  kinds.add("`git apply --check` tries the diff again without writing anything.");
+  kinds.add(
+    "`git apply --check`, with the diff on stdin, tries it again without writing anything; `git apply --help` " +
+      "lists the flags.",
+  );
   return [...kinds].join(" ");
 }
 

@@ -112,7 +112,10 @@ Deno.test("git apply refused: git's error lines, exit 1, nothing written; real g
     assert.equal(envelope.exit_code, 1);
     assert.ok(envelope.stderr.startsWith(gitLines), envelope.stderr);
     // The data is wrong, not the flags: the hint says what to do about it, not `--help`.
-    assert.match(envelope.stderr, /\nHint: The files are not what the diff was made from: [^\n]*`git apply --check`/);
+    assert.match(
+      envelope.stderr,
+      /\nHint: The files are not what the diff was made from: [^\n]*`git apply --check`, with the diff on stdin,[^\n]*`git apply --help`/,
+    );
     assert.equal(git(root.path, "status", "--porcelain").stdout, "");
   }
   // A file the diff creates that is there already: git's words for it.
@@ -228,6 +231,7 @@ Deno.test("git apply --3way: a conflict as real git leaves it (markers, stages, 
   assert.equal(envelope.error_code, "Conflict");
   assert.ok(envelope.stderr.startsWith(theirs.stderr), envelope.stderr);
   assert.deepEqual(envelope.result?.conflicts, ["app.py"]);
+  assert.match(envelope.stderr, /\nHint: [^\n]*`git checkout --theirs <file>`[^\n]*`git apply --help`/);
   const markers = await Deno.readTextFile(`${root.path}/app.py`);
   assert.equal(markers, await Deno.readTextFile(`${twin.path}/app.py`));
   assert.ok(markers.includes("<<<<<<< ours\n    print('hey')\n=======\n    print('hello')\n>>>>>>> theirs\n"), markers);
@@ -441,7 +445,7 @@ Deno.test("git apply of input that is not a diff: git's words for it (a hunk wit
     const ours = await exec(root.path, "git apply", { stdin: input });
     assert.equal(ours.error_code, "PatchParseError");
     assert.equal(ours.stderr.replace(/\[Error\][\s\S]*$/, ""), theirs.stderr);
-    assert.match(ours.stderr, /\nHint: A diff names its files before its hunks/);
+    assert.match(ours.stderr, /\nHint: A diff names its files before its hunks[^\n]*`git apply --help`/);
   }
   assert.equal(git(root.path, "status", "--porcelain").stdout, "");
 });
