@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-F73ZNSL5.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-I2N4VR4L.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -648,7 +648,7 @@ function confinePathSync(root, input, access, options = {}, memo = null) {
 function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFolder, memo) {
   let current = root;
   let index = 0;
-  let exists = true;
+  let exists2 = true;
   let lastInfo = null;
   for (; index < segments.length; index++) {
     const next = join(current, segments[index]);
@@ -659,7 +659,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
     const info = lstatOrNull(next);
     lastInfo = info;
     if (info === null) {
-      exists = false;
+      exists2 = false;
       break;
     }
     if (info.isSymlink) {
@@ -670,7 +670,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
       }
       current = followed.real;
       if (!followed.exists) {
-        exists = false;
+        exists2 = false;
         index++;
         break;
       }
@@ -692,7 +692,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   }
   const rel = toRel(root, abs);
   if (rel !== lexicalRel && !(rel === "." && lexicalRel === "")) checkPolicy(rel, input, access, label);
-  if (exists) {
+  if (exists2) {
     const special = specialFileKind(lastInfo ?? lstatOrNull(abs));
     if (special) {
       throw new PtermError("InvalidPath", `${label} \`${input}\` is ${special}, not a regular file or folder: pterm reads and writes only regular files and folders (opening it could wait forever or never end). Name a regular file.`);
@@ -701,7 +701,7 @@ function walk(root, input, segments, access, label, lexicalRel, refuseFileAsFold
   return {
     abs,
     rel,
-    exists
+    exists: exists2
   };
 }
 function specialFileKind(info) {

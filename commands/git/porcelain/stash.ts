@@ -23,6 +23,7 @@ import { type FlatEntry, flattenTree, pathWithin, writeTreeFromIndex } from "../
 import { lstatTracked, type PathPolicy, worktreeMode, WorktreeWriter } from "../worktree/worktree.ts";
 import { worktreeBlob } from "../worktree/convert.ts";
 import { abbreviate } from "../odb/abbrev.ts";
+import { clearSequenceState } from "./commit.ts";
 
 const STASH_REF = "refs/stash";
 
@@ -222,6 +223,9 @@ export async function stashPush(
   }
   if (specs.length === 0) {
     const reset = await switchTrees(repo, index, policy, headCommit.tree, headCommit.tree, "hard", "stash");
+    // git's stash resets with `reset --hard`, which gives up a merge, cherry-pick or revert in progress
+    // (remove_branch_state); a stash of named paths resets only those, and keeps it.
+    clearSequenceState(repo);
     return { commit_id: wip, message: title, changed: [...reset.changed, ...untracked] };
   }
   // Only the named paths go back to HEAD, in the index and the work tree (git's `add -u`, then the reverse of

@@ -175,6 +175,9 @@ Deno.test({
     {
       numRuns: 25,
       examples: [
+        // Seed -7986216 of a full run: git stash resets with `reset --hard`, which ends the cherry-pick an
+        // empty pick left in progress, so an amend after it is no longer refused.
+        sequence("git switch -c x", "git cherry-pick x", "git stash -u", "git commit --amend --no-edit"),
         // Seed of a longer run: a revert's message names the reverted commit by its id, which differs
         // between the two makers after an amend; repoState names it by content.
         sequence("git commit --amend --no-edit", "git revert --no-edit HEAD", "git cherry-pick x", "write a.txt alpha"),
