@@ -12,6 +12,7 @@
  */
 
 import { quoteWord } from "./grammar.ts";
+import { mapStrings } from "./strings.ts";
 
 export const REDACTED = "***";
 
@@ -132,29 +133,7 @@ function mayHoldUrl(value: unknown): boolean {
 export function redactCredentials<T>(value: T, words: readonly string[]): T {
   if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) {
-      let out: unknown[] | null = null;
-      for (let i = 0; i < v.length; i++) {
-        const item = walk(v[i]);
-        if (item !== v[i]) (out ??= v.slice())[i] = item;
-      }
-      return out ?? v;
-    }
-    if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v as Record<string, unknown>);
-      let changed = false;
-      const walked = entries.map(([k, x]) => {
-        const item = walk(x);
-        if (item !== x) changed = true;
-        return [k, item] as const;
-      });
-      return changed ? Object.fromEntries(walked) : v;
-    }
-    return v;
-  };
-  return walk(value) as T;
+  return mapStrings(value, (text) => redactString(text, secrets));
 }
 
 /**

@@ -7,6 +7,7 @@
 import { artifactRelDir, type ArtifactStore, createArtifactStore } from "./artifacts.ts";
 import { type AuditRecord, type CallOrigin, writeAuditRecord } from "./audit.ts";
 import { redactCredentials } from "./redact.ts";
+import { mapStrings, wellFormed } from "./strings.ts";
 import { loadConfig, type PtermConfig } from "./config.ts";
 import type { CommandNode, CommandSpec, LeafSpec } from "./declaration.ts";
 import type { ArtifactRef, Envelope } from "./envelope.ts";
@@ -585,9 +586,9 @@ async function finish(call: Call, ending: Ending): Promise<Envelope> {
   const envelope: Envelope = {
     run_id: runId,
     exit_code: exitCode,
-    stdout: stdout.text,
-    stderr: redactCredentials(stderr.text, words),
-    result: redactCredentials(result, words),
+    stdout: wellFormed(stdout.text),
+    stderr: wellFormed(redactCredentials(stderr.text, words)),
+    result: mapStrings(redactCredentials(result, words), wellFormed),
     artifacts: [...(outcome?.artifacts ?? []), ...artifacts.list()],
     error_code: failure?.code ?? null,
     duration_ms: Date.now() - started,

@@ -2018,6 +2018,39 @@ function runIdDay(runId) {
   return `${m[1].slice(0, 4)}-${m[1].slice(4, 6)}-${m[1].slice(6, 8)}`;
 }
 
+// core/strings.ts
+function mapStrings(value, rewrite) {
+  const walk3 = (v) => {
+    if (typeof v === "string") return rewrite(v);
+    if (Array.isArray(v)) {
+      let out = null;
+      for (let i = 0; i < v.length; i++) {
+        const item = walk3(v[i]);
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
+    if (v !== null && typeof v === "object") {
+      const entries = Object.entries(v);
+      let changed = false;
+      const walked = entries.map(([k, x]) => {
+        const item = walk3(x);
+        if (item !== x) changed = true;
+        return [
+          k,
+          item
+        ];
+      });
+      return changed ? Object.fromEntries(walked) : v;
+    }
+    return v;
+  };
+  return walk3(value);
+}
+function wellFormed(text) {
+  return text.isWellFormed() ? text : text.toWellFormed();
+}
+
 // core/redact.ts
 var REDACTED = "***";
 var MAX_SCHEME = 32;
@@ -2100,32 +2133,7 @@ function mayHoldUrl(value) {
 function redactCredentials(value, words) {
   if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
-  const walk3 = (v) => {
-    if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) {
-      let out = null;
-      for (let i = 0; i < v.length; i++) {
-        const item = walk3(v[i]);
-        if (item !== v[i]) (out ??= v.slice())[i] = item;
-      }
-      return out ?? v;
-    }
-    if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v);
-      let changed = false;
-      const walked = entries.map(([k, x]) => {
-        const item = walk3(x);
-        if (item !== x) changed = true;
-        return [
-          k,
-          item
-        ];
-      });
-      return changed ? Object.fromEntries(walked) : v;
-    }
-    return v;
-  };
-  return walk3(value);
+  return mapStrings(value, (text) => redactString(text, secrets));
 }
 function redactCommandLine(line, words) {
   if (words === null) return redactString(line, credentialsOf([
@@ -3076,9 +3084,9 @@ async function finish(call, ending) {
   const envelope = {
     run_id: runId,
     exit_code: exitCode,
-    stdout: stdout.text,
-    stderr: redactCredentials(stderr.text, words),
-    result: redactCredentials(result, words),
+    stdout: wellFormed(stdout.text),
+    stderr: wellFormed(redactCredentials(stderr.text, words)),
+    result: mapStrings(redactCredentials(result, words), wellFormed),
     artifacts: [
       ...outcome?.artifacts ?? [],
       ...artifacts.list()

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-VU2M6AN3.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-KYOAHIVC.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -11391,6 +11391,36 @@ var lsFiles = async (ctx) => {
   };
 };
 
+// core/strings.ts
+function mapStrings(value, rewrite) {
+  const walk2 = (v) => {
+    if (typeof v === "string") return rewrite(v);
+    if (Array.isArray(v)) {
+      let out = null;
+      for (let i = 0; i < v.length; i++) {
+        const item = walk2(v[i]);
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
+    if (v !== null && typeof v === "object") {
+      const entries = Object.entries(v);
+      let changed = false;
+      const walked = entries.map(([k, x]) => {
+        const item = walk2(x);
+        if (item !== x) changed = true;
+        return [
+          k,
+          item
+        ];
+      });
+      return changed ? Object.fromEntries(walked) : v;
+    }
+    return v;
+  };
+  return walk2(value);
+}
+
 // core/redact.ts
 var REDACTED = "***";
 var MAX_SCHEME = 32;
@@ -11473,32 +11503,7 @@ function mayHoldUrl(value) {
 function redactCredentials(value, words) {
   if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
-  const walk2 = (v) => {
-    if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) {
-      let out = null;
-      for (let i = 0; i < v.length; i++) {
-        const item = walk2(v[i]);
-        if (item !== v[i]) (out ??= v.slice())[i] = item;
-      }
-      return out ?? v;
-    }
-    if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v);
-      let changed = false;
-      const walked = entries.map(([k, x]) => {
-        const item = walk2(x);
-        if (item !== x) changed = true;
-        return [
-          k,
-          item
-        ];
-      });
-      return changed ? Object.fromEntries(walked) : v;
-    }
-    return v;
-  };
-  return walk2(value);
+  return mapStrings(value, (text) => redactString(text, secrets));
 }
 
 // commands/git/repo/config_edit.ts

@@ -59,6 +59,36 @@ var PtermError = class _PtermError extends Error {
   }
 };
 
+// core/strings.ts
+function mapStrings(value, rewrite) {
+  const walk = (v) => {
+    if (typeof v === "string") return rewrite(v);
+    if (Array.isArray(v)) {
+      let out = null;
+      for (let i = 0; i < v.length; i++) {
+        const item = walk(v[i]);
+        if (item !== v[i]) (out ??= v.slice())[i] = item;
+      }
+      return out ?? v;
+    }
+    if (v !== null && typeof v === "object") {
+      const entries = Object.entries(v);
+      let changed = false;
+      const walked = entries.map(([k, x]) => {
+        const item = walk(x);
+        if (item !== x) changed = true;
+        return [
+          k,
+          item
+        ];
+      });
+      return changed ? Object.fromEntries(walked) : v;
+    }
+    return v;
+  };
+  return walk(value);
+}
+
 // core/redact.ts
 var REDACTED = "***";
 var MAX_SCHEME = 32;
@@ -141,32 +171,7 @@ function mayHoldUrl(value) {
 function redactCredentials(value, words) {
   if (!mayHoldUrl(value)) return value;
   const secrets = credentialsOf(words);
-  const walk = (v) => {
-    if (typeof v === "string") return redactString(v, secrets);
-    if (Array.isArray(v)) {
-      let out = null;
-      for (let i = 0; i < v.length; i++) {
-        const item = walk(v[i]);
-        if (item !== v[i]) (out ??= v.slice())[i] = item;
-      }
-      return out ?? v;
-    }
-    if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v);
-      let changed = false;
-      const walked = entries.map(([k, x]) => {
-        const item = walk(x);
-        if (item !== x) changed = true;
-        return [
-          k,
-          item
-        ];
-      });
-      return changed ? Object.fromEntries(walked) : v;
-    }
-    return v;
-  };
-  return walk(value);
+  return mapStrings(value, (text) => redactString(text, secrets));
 }
 
 // core/fs/path.ts
@@ -986,7 +991,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-3TQF4SDU.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-BKXKJDM2.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

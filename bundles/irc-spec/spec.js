@@ -189,7 +189,7 @@ function indicatorFor(state) {
 
 // commands/irc/spec.ts
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/irc/spec.ts", import.meta.url).href).href;
-var schemas = () => import(new URL("./schema-GN64BHGL.js", import.meta.url).href);
+var schemas = () => import(new URL("./schema-XHFK67O2.js", import.meta.url).href);
 var CAPABILITIES = [
   "fs.read",
   "fs.write",
@@ -306,7 +306,7 @@ var ircSpec = {
   netHosts: (_section, call) => [
     `unix:${join(call.session.dir, SOCKET_NAME)}`
   ],
-  sessionService: async () => (await import(new URL("./service-YAX6UYZF.js", import.meta.url).href)).ircService
+  sessionService: async () => (await import(new URL("./service-OM3MUUIJ.js", import.meta.url).href)).ircService
 };
 
 export {

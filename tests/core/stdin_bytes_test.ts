@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { cli, exec, makeRoot } from "../_support/helpers.ts";
-import { git, write } from "../commands/git/oracle.ts";
+import { git, gitRaw, write } from "../commands/git/oracle.ts";
 import { connectModern } from "../hosts/mcp/client.ts";
 import { concatBytes } from "../../core/bytes.ts";
 
@@ -172,5 +172,34 @@ Deno.test("stdin that is not UTF-8 is refused by a command that reads text, neve
     const run = await exec(root.path, "git commit -F - --repo r", { stdin: "café au lait\n" });
     assert.equal(run.exit_code, 0, run.stderr);
     assert.equal((await git(dir, "log", "-1", "--format=%s")).trim(), "café au lait");
+  });
+});
+
+Deno.test("a Latin-1 line quoted in a warning reaches the envelope as git's stderr read as UTF-8 shows it", async (t) => {
+  // A new Latin-1 file whose line ends in spaces: git apply quotes the line in its whitespace warning.
+  const diff = concat(
+    ascii("diff --git a/w.txt b/w.txt\nnew file mode 100644\n--- /dev/null\n+++ b/w.txt\n@@ -0,0 +1 @@\n"),
+    latin1("+caf\xe9  \n"),
+  );
+  const gitSide = await makeRoot();
+  const theirs = await gitRaw(await repoIn(gitSide.path), ["apply"], diff);
+  await gitSide[Symbol.asyncDispose]();
+  assert.match(theirs.stderr, /caf\ufffd {2}/, theirs.stderr);
+
+  await t.step("in-process", async () => {
+    await using root = await makeRoot();
+    await repoIn(root.path);
+    const envelope = await exec(root.path, "git -C r apply", { stdin: diff });
+    assert.equal(envelope.exit_code, 0, envelope.stderr);
+    assert.equal(envelope.stderr, theirs.stderr);
+  });
+
+  await t.step("pterm exec's JSON, read by a strict reader", async () => {
+    await using root = await makeRoot();
+    await repoIn(root.path);
+    const run = await cli(["exec", "--root", root.path, "git -C r apply"], { stdin: diff });
+    // A lone surrogate would reach JSON as `\udce9`; the envelope holds well-formed text only.
+    assert.doesNotMatch(run.stdout, /\\ud[89a-f][0-9a-f]{2}/i, run.stdout);
+    assert.equal(run.envelope?.stderr, theirs.stderr);
   });
 });

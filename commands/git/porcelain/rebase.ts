@@ -311,6 +311,8 @@ async function runSteps(
     text.stdout += picked.printed?.stdout ?? "";
     if (picked.redundant) {
       text.stderr += `dropping ${step.oid} ${subject} -- patch contents already upstream\n`;
+      // As git's sequencer records every pick that succeeded: a dropped commit was rewritten into HEAD as it stands.
+      appendRewritten(repo, step.oid, readHead(repo).oid!);
       outcome.dropped.push(step.oid);
       continue;
     }

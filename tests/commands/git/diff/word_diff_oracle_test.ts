@@ -40,5 +40,13 @@ Deno.test({
     { numRuns: 150 },
   );
   // What the user does next: the file and the index are as they were (a diff changes nothing).
+  // The property's last pair may be equal, so the state checked here is set up on its own.
+  await Deno.writeTextFile(join(repo, "f.txt"), "alpha beta\n");
+  await git(repo, "add", "f.txt");
+  await Deno.writeTextFile(join(repo, "f.txt"), "alpha gamma\n");
+  const envelope = await exec(root.path, "git diff --word-diff");
+  assert.equal(envelope.stdout, (await gitRaw(repo, ["diff", "--word-diff"])).stdout);
   assert.equal((await git(repo, "status", "--porcelain")).trim(), "AM f.txt");
+  assert.equal(await git(repo, "show", ":f.txt"), "alpha beta\n");
+  assert.equal(await Deno.readTextFile(join(repo, "f.txt")), "alpha gamma\n");
 });

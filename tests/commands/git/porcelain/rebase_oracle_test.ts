@@ -546,6 +546,12 @@ Deno.test("property: on random histories pterm's rebase and git's agree, stop or
           }]],
           topic: [[{ file: "c.txt", line: 0, text: "x" }, { file: "a.txt", line: 4, text: "shared" }]],
         }],
+        // topic's first commit is part of main's (dropped as empty when picked), its second stops on a conflict:
+        // git's rewritten-list already maps the dropped commit to HEAD.
+        [{
+          main: [[{ file: "a.txt", line: 3, text: "y" }, { file: "a.txt", line: 0, text: "x" }]],
+          topic: [[{ file: "a.txt", line: 3, text: "y" }], [{ file: "a.txt", line: 0, text: "shared" }], []],
+        }],
       ],
     },
   );
