@@ -1580,18 +1580,32 @@ function stagingPaths(root, target) {
   };
 }
 var SETTLE_MS = 3e3;
-function placedWhereWalked(root, segments, target, file, tempLinks) {
+var SETTLE_LOOKS = 2e3;
+var AGREEING_LOOKS = 3;
+function settleBudget() {
   const deadline = Date.now() + SETTLE_MS;
+  let looks = 0;
+  return () => ++looks >= SETTLE_LOOKS && Date.now() > deadline;
+}
+function placedWhereWalked(root, segments, target, file, tempLinks) {
+  const spent = settleBudget();
+  let answer = null;
+  let agreeing = 0;
   for (; ; ) {
     const before = folderIdentities(root, segments);
     const onPath = lstatOrNull3(target);
     const after = folderIdentities(root, segments);
     const written = file.statSync();
     if (before !== null && after !== null && before.every((id, i) => id === after[i])) {
-      if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
-      return (written.nlink ?? 0) - tempLinks === 0;
+      const ours = onPath !== null && !onPath.isSymlink && sameFile(onPath, written);
+      if (!ours && (written.nlink ?? 0) - tempLinks === 0) return true;
+      agreeing = ours === answer ? agreeing + 1 : 1;
+      answer = ours;
+      if (agreeing >= AGREEING_LOOKS) return ours;
+      continue;
     }
-    if (Date.now() > deadline) return false;
+    agreeing = 0;
+    if (spent()) return false;
     pause(1);
   }
 }
@@ -1670,7 +1684,7 @@ function removeStrayNames(plan, file, names, options = {}) {
   if (written.ino === null) return "unknown";
   const tempLinks = options.tempLinks ?? 1;
   const folders = plan.segments.slice(0, -1);
-  const deadline = Date.now() + SETTLE_MS;
+  const spent = settleBudget();
   let seenAtHome = 0;
   for (; ; ) {
     let homeSeen = false;
@@ -1722,8 +1736,8 @@ function removeStrayNames(plan, file, names, options = {}) {
     const links = (file.statSync().nlink ?? 1) - tempLinks;
     if (links <= 0) return "removed";
     seenAtHome = homeSeen && links === 1 ? seenAtHome + 1 : 0;
-    if (seenAtHome === 2) return "home";
-    if (Date.now() > deadline) return "unknown";
+    if (seenAtHome === AGREEING_LOOKS) return "home";
+    if (spent()) return "unknown";
     pause(1);
   }
 }

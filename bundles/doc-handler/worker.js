@@ -982,18 +982,32 @@ function stagingPaths(root, target) {
   };
 }
 var SETTLE_MS = 3e3;
-function placedWhereWalked(root, segments, target, file, tempLinks) {
+var SETTLE_LOOKS = 2e3;
+var AGREEING_LOOKS = 3;
+function settleBudget() {
   const deadline = Date.now() + SETTLE_MS;
+  let looks = 0;
+  return () => ++looks >= SETTLE_LOOKS && Date.now() > deadline;
+}
+function placedWhereWalked(root, segments, target, file, tempLinks) {
+  const spent = settleBudget();
+  let answer = null;
+  let agreeing = 0;
   for (; ; ) {
     const before = folderIdentities(root, segments);
     const onPath = lstatOrNull3(target);
     const after = folderIdentities(root, segments);
     const written = file.statSync();
     if (before !== null && after !== null && before.every((id, i) => id === after[i])) {
-      if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
-      return (written.nlink ?? 0) - tempLinks === 0;
+      const ours = onPath !== null && !onPath.isSymlink && sameFile(onPath, written);
+      if (!ours && (written.nlink ?? 0) - tempLinks === 0) return true;
+      agreeing = ours === answer ? agreeing + 1 : 1;
+      answer = ours;
+      if (agreeing >= AGREEING_LOOKS) return ours;
+      continue;
     }
-    if (Date.now() > deadline) return false;
+    agreeing = 0;
+    if (spent()) return false;
     pause(1);
   }
 }
@@ -1072,7 +1086,7 @@ function removeStrayNames(plan, file, names, options = {}) {
   if (written.ino === null) return "unknown";
   const tempLinks = options.tempLinks ?? 1;
   const folders = plan.segments.slice(0, -1);
-  const deadline = Date.now() + SETTLE_MS;
+  const spent = settleBudget();
   let seenAtHome = 0;
   for (; ; ) {
     let homeSeen = false;
@@ -1124,8 +1138,8 @@ function removeStrayNames(plan, file, names, options = {}) {
     const links = (file.statSync().nlink ?? 1) - tempLinks;
     if (links <= 0) return "removed";
     seenAtHome = homeSeen && links === 1 ? seenAtHome + 1 : 0;
-    if (seenAtHome === 2) return "home";
-    if (Date.now() > deadline) return "unknown";
+    if (seenAtHome === AGREEING_LOOKS) return "home";
+    if (spent()) return "unknown";
     pause(1);
   }
 }
@@ -3680,14 +3694,14 @@ function sheetFileNames(stem, sheets, firstNumber) {
 
 // commands/doc/handler.ts
 var readers = {
-  pdf: () => import(new URL("./pdf-CF6XEP2B.js", import.meta.url).href),
-  docx: () => import(new URL("./docx-HJWC7BDU.js", import.meta.url).href),
-  pptx: () => import(new URL("./pptx-YGOVOVGB.js", import.meta.url).href),
-  xlsx: () => import(new URL("./xlsx-WFPUVPM7.js", import.meta.url).href),
-  html: () => import(new URL("./html-2JS6FSGB.js", import.meta.url).href),
+  pdf: () => import(new URL("./pdf-4NWCTGLB.js", import.meta.url).href),
+  docx: () => import(new URL("./docx-C4XLYWRH.js", import.meta.url).href),
+  pptx: () => import(new URL("./pptx-CBTGEYRK.js", import.meta.url).href),
+  xlsx: () => import(new URL("./xlsx-RR5JRC6M.js", import.meta.url).href),
+  html: () => import(new URL("./html-J33VJ2LD.js", import.meta.url).href),
   csv: () => Promise.resolve(csv_exports),
-  dataText: () => import(new URL("./data_text-CJBT2TE5.js", import.meta.url).href),
-  epub: () => import(new URL("./epub-T2YFQMBA.js", import.meta.url).href),
+  dataText: () => import(new URL("./data_text-QBZEBTI6.js", import.meta.url).href),
+  epub: () => import(new URL("./epub-RPSSJ5LV.js", import.meta.url).href),
   odf: () => Promise.resolve(odf_exports)
 };
 var MIME = {
@@ -3740,7 +3754,7 @@ async function readInput(ctx, given, config, label = "--in") {
     label
   });
   if (!input.exists) {
-    const { filesNamed } = await import(new URL("./visible-Z2KXEKZN.js", import.meta.url).href);
+    const { filesNamed } = await import(new URL("./visible-SP5PJZPG.js", import.meta.url).href);
     const name = given.split("/").filter(Boolean).pop() ?? given;
     const candidates = filesNamed(ctx.workspace.root, name).filter((rel) => rel !== input.rel);
     const elsewhere = candidates.length ? ` A file with that name is at: ${candidates.map((rel) => `\`${ctx.command} ${quoteWord(rel)}\``).join(", ")}.` : " `find . -name '" + name.replace(/'/g, "") + "'` searches the root for it.";

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-AEDCF7JB.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-7OBMHCK3.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -51,7 +51,7 @@ function createArtifactStore(root, runId, onAdd = () => {
 }
 
 // core/context.ts
-var loadPaths = () => import(new URL("./paths-M7TCASVP.js", import.meta.url).href);
+var loadPaths = () => import(new URL("./paths-O3B3IFFE.js", import.meta.url).href);
 function createWorkspace(root) {
   let loaded = null;
   return {

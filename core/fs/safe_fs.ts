@@ -227,8 +227,26 @@ function stagingPaths(root: string, target: string): { staged: string; beside: s
  * elsewhere", which wipes what was written — and a rename that landed where it should has already
  * replaced the old file — so the bound is generous: a loaded machine can take hundreds of
  * milliseconds to let a look see the same real folders twice while another process keeps swapping them.
+ * It is a number of looks as well as a time, so that a machine too loaded to look often in that time
+ * still gets as many looks as a quiet one before giving up.
  */
 const SETTLE_MS = 3000;
+const SETTLE_LOOKS = 2000;
+
+/**
+ * How many looks in a row must agree before their answer is believed. One look can be fooled either way:
+ * a folder swapped for a symlink and back between the looks at the folders (the same real folder both
+ * times) lets the look at the file in between see the name behind the link. Each look in the row would
+ * have to be fooled the same way.
+ */
+const AGREEING_LOOKS = 3;
+
+/** The bound of a settling loop: true once both its time and its number of looks are spent. */
+function settleBudget(): () => boolean {
+  const deadline = Date.now() + SETTLE_MS;
+  let looks = 0;
+  return () => ++looks >= SETTLE_LOOKS && Date.now() > deadline;
+}
 
 /**
  * After the placement: the file on the path must be the one written. If it is not, and the file
@@ -246,17 +264,25 @@ function placedWhereWalked(
   file: Deno.FsFile,
   tempLinks: number,
 ): boolean {
-  const deadline = Date.now() + SETTLE_MS;
+  const spent = settleBudget();
+  let answer: boolean | null = null;
+  let agreeing = 0;
   for (;;) {
     const before = folderIdentities(root, segments);
     const onPath = lstatOrNull(target);
     const after = folderIdentities(root, segments);
     const written = file.statSync();
     if (before !== null && after !== null && before.every((id, i) => id === after[i])) {
-      if (onPath !== null && !onPath.isSymlink && sameFile(onPath, written)) return true;
-      return (written.nlink ?? 0) - tempLinks === 0;
+      const ours = onPath !== null && !onPath.isSymlink && sameFile(onPath, written);
+      // No name but the temporary one: replaced by a later writer, whatever a look may have seen.
+      if (!ours && (written.nlink ?? 0) - tempLinks === 0) return true;
+      agreeing = ours === answer ? agreeing + 1 : 1;
+      answer = ours;
+      if (agreeing >= AGREEING_LOOKS) return ours;
+      continue;
     }
-    if (Date.now() > deadline) return false;
+    agreeing = 0;
+    if (spent()) return false;
     pause(1);
   }
 }
@@ -381,8 +407,8 @@ function removeStrayNames(
   if (written.ino === null) return "unknown"; // no inode numbers (Windows): nothing is removed by guess
   const tempLinks = options.tempLinks ?? 1;
   const folders = plan.segments.slice(0, -1);
-  const deadline = Date.now() + SETTLE_MS;
-  // Twice in a row, so that one look through a folder swapped out and back between its checks cannot decide.
+  const spent = settleBudget();
+  // Seen AGREEING_LOOKS times in a row, so that a look through a folder swapped out and back cannot decide.
   let seenAtHome = 0;
   for (;;) {
     let homeSeen = false;
@@ -433,8 +459,8 @@ function removeStrayNames(
     const links = (file.statSync().nlink ?? 1) - tempLinks;
     if (links <= 0) return "removed";
     seenAtHome = homeSeen && links === 1 ? seenAtHome + 1 : 0;
-    if (seenAtHome === 2) return "home";
-    if (Date.now() > deadline) return "unknown";
+    if (seenAtHome === AGREEING_LOOKS) return "home";
+    if (spent()) return "unknown";
     pause(1);
   }
 }
