@@ -2045,17 +2045,16 @@ function mapStrings(value, rewrite) {
       return out ?? v;
     }
     if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v);
-      let changed = false;
-      const walked = entries.map(([k, x]) => {
-        const item = walk3(x);
-        if (item !== x) changed = true;
-        return [
-          k,
-          item
-        ];
-      });
-      return changed ? Object.fromEntries(walked) : v;
+      const object = v;
+      let out = null;
+      for (const key in object) {
+        if (!Object.hasOwn(object, key)) continue;
+        const item = walk3(object[key]);
+        if (item !== object[key]) (out ??= {
+          ...object
+        })[key] = item;
+      }
+      return out ?? v;
     }
     return v;
   };

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-HQPUN5TQ.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-3OSLALJG.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -11404,17 +11404,16 @@ function mapStrings(value, rewrite) {
       return out ?? v;
     }
     if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v);
-      let changed = false;
-      const walked = entries.map(([k, x]) => {
-        const item = walk2(x);
-        if (item !== x) changed = true;
-        return [
-          k,
-          item
-        ];
-      });
-      return changed ? Object.fromEntries(walked) : v;
+      const object = v;
+      let out = null;
+      for (const key in object) {
+        if (!Object.hasOwn(object, key)) continue;
+        const item = walk2(object[key]);
+        if (item !== object[key]) (out ??= {
+          ...object
+        })[key] = item;
+      }
+      return out ?? v;
     }
     return v;
   };

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-3YYUKUPY.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-JAUYBI7D.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -5625,17 +5625,16 @@ function mapStrings(value, rewrite) {
       return out ?? v;
     }
     if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v);
-      let changed = false;
-      const walked = entries.map(([k, x]) => {
-        const item = walk2(x);
-        if (item !== x) changed = true;
-        return [
-          k,
-          item
-        ];
-      });
-      return changed ? Object.fromEntries(walked) : v;
+      const object = v;
+      let out = null;
+      for (const key in object) {
+        if (!Object.hasOwn(object, key)) continue;
+        const item = walk2(object[key]);
+        if (item !== object[key]) (out ??= {
+          ...object
+        })[key] = item;
+      }
+      return out ?? v;
     }
     return v;
   };
@@ -6954,7 +6953,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-TV3DGBA7.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-RYBZOTUU.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -7245,7 +7244,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-BL73EJGE.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-SLCWETFB.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -7448,7 +7447,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-IEZUSNWT.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WPXKMWA4.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7742,7 +7741,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-PX7YOFAU.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-PQU7KRUK.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7817,7 +7816,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PX7YOFAU.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PQU7KRUK.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -8597,7 +8596,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-TKWWQOAI.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-MCGN6LWF.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8763,8 +8762,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-WACZEWRN.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-JPL4LTKO.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-JCEGCIOQ.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-2UMIIDGU.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8808,7 +8807,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-BL73EJGE.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-SLCWETFB.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8834,11 +8833,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-BL73EJGE.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-SLCWETFB.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-WACZEWRN.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-RMAXPDSC.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-JCEGCIOQ.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-55BBWI4T.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8861,7 +8860,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-VOEYRJ36.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-P3QD7OZV.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -72,17 +72,16 @@ function mapStrings(value, rewrite) {
       return out ?? v;
     }
     if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v);
-      let changed = false;
-      const walked = entries.map(([k, x]) => {
-        const item = walk(x);
-        if (item !== x) changed = true;
-        return [
-          k,
-          item
-        ];
-      });
-      return changed ? Object.fromEntries(walked) : v;
+      const object = v;
+      let out = null;
+      for (const key in object) {
+        if (!Object.hasOwn(object, key)) continue;
+        const item = walk(object[key]);
+        if (item !== object[key]) (out ??= {
+          ...object
+        })[key] = item;
+      }
+      return out ?? v;
     }
     return v;
   };
@@ -991,7 +990,7 @@ var FS = [
   "fs.read",
   "fs.write"
 ];
-var loadSchemas = () => import(new URL("./schema-BKXKJDM2.js", import.meta.url).href);
+var loadSchemas = () => import(new URL("./schema-YYJP37WY.js", import.meta.url).href);
 var schema = (name) => async () => (await loadSchemas()).resultSchemas[name];
 var HANDLER_EXPORTS = {
   basic: [

@@ -396,6 +396,37 @@ Deno.test("safeWriteFileSync under a folder swapped to a symlink in parallel: no
   assert.deepEqual(leftovers, []);
 });
 
+Deno.test("safeWriteFileSync from two threads at once to the same file: every write reported done, the last one stays, nothing left", async () => {
+  await using dir = await makeRoot();
+  await Deno.mkdir(join(dir.path, "a", "b"), { recursive: true });
+  // Each replaces the other's file between its placement and its look: a replacement is not a swapped folder.
+  const safeFs = new URL("../../core/fs/safe_fs.ts", import.meta.url).href;
+  const code = `import { safeWriteFileSync } from ${JSON.stringify(safeFs)};
+    self.onmessage = (e) => {
+      const refused = [];
+      for (let i = 0; i < 1500; i++) {
+        try { safeWriteFileSync(e.data.root, "a/b/same.txt", "writer " + e.data.id + " " + i + "\\n"); }
+        catch (error) { refused.push(String(error)); }
+      }
+      self.postMessage(refused);
+    };`;
+  const url = `data:application/javascript,${encodeURIComponent(code)}`;
+  const refused = await Promise.all([1, 2].map((id) => {
+    const worker = new Worker(url, { type: "module" });
+    return new Promise<string[]>((resolve) => {
+      worker.onmessage = (event) => {
+        resolve(event.data);
+        worker.terminate();
+      };
+      worker.postMessage({ root: dir.path, id });
+    });
+  }));
+  assert.deepEqual(refused, [[], []]);
+  assert.match(await Deno.readTextFile(join(dir.path, "a", "b", "same.txt")), /^writer [12] 1499\n$/);
+  assert.deepEqual(await listTree(dir.path), ["a"]);
+  assert.deepEqual(await listTree(join(dir.path, "a", "b")), ["same.txt"]);
+});
+
 Deno.test("safeWriteFileSync writes a file whose name is as long as the file system allows", async () => {
   await using dir = await makeRoot();
   // A temporary name made from the target's (`.<name>.<unique>.tmp`) would pass NAME_MAX (255).
