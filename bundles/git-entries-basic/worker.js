@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-3OSLALJG.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-RHYNLROK.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1045,13 +1045,8 @@ function asciiEscape(b) {
   if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
   return "\\" + b.toString(8).padStart(3, "0");
 }
-var HEX = Array.from({
-  length: 256
-}, (_, i) => i.toString(16).padStart(2, "0"));
 function toHex(bytes, start = 0, end = bytes.length) {
-  let out = "";
-  for (let i = start; i < end; i++) out += HEX[bytes[i]];
-  return out;
+  return (start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)).toHex();
 }
 var HEX_VALUE = (() => {
   const table = new Uint8Array(128);
@@ -4749,34 +4744,6 @@ var Index = class {
     return this.conflicts.size > 0;
   }
 };
-var HEX_CODES = new TextEncoder().encode("0123456789abcdef");
-var latin1 = new TextDecoder("latin1");
-var OidTable = class {
-  #hex;
-  #count = 0;
-  #text = null;
-  #pending = [];
-  constructor(capacity) {
-    this.#hex = new Uint8Array(capacity * 40);
-  }
-  /** Records the 20 bytes at `at`; returns a placeholder the table fills in by `finish`. */
-  add(data, at) {
-    const out = this.#hex;
-    let o = this.#count * 40;
-    for (let k = 0; k < 20; k++) {
-      const b = data[at + k];
-      out[o++] = HEX_CODES[b >> 4];
-      out[o++] = HEX_CODES[b & 15];
-    }
-    this.#count++;
-    return "";
-  }
-  /** The name of the `i`th id added. */
-  get(i) {
-    this.#text ??= latin1.decode(this.#hex.subarray(0, this.#count * 40));
-    return this.#text.slice(i * 40, i * 40 + 40);
-  }
-};
 function parseIndex(data) {
   const index = new Index();
   if (data.length < 32) throw corrupt3("it is too short");
@@ -4785,7 +4752,6 @@ function parseIndex(data) {
   const version = view.getUint32(4);
   if (version < 2 || version > 4) throw unsupported(`index version ${version} is not supported (2, 3 and 4 are)`);
   const count = view.getUint32(8);
-  const oids = new OidTable(count);
   const parsed = [];
   let offset = 12;
   let previousPath = "";
@@ -4831,7 +4797,7 @@ function parseIndex(data) {
     }
     const entry = {
       path,
-      oid: oids.add(data, offset + 40),
+      oid: toHex(data, offset + 40, offset + 60),
       mode: view.getUint32(offset + 24),
       stage: flags >> 12 & 3,
       ctimeS: view.getUint32(offset),
@@ -4859,7 +4825,6 @@ function parseIndex(data) {
     previousPath = path;
     offset = next;
   }
-  for (let i = 0; i < parsed.length; i++) parsed[i].oid = oids.get(i);
   while (offset + 8 <= end) {
     const signature = String.fromCharCode(data[offset], data[offset + 1], data[offset + 2], data[offset + 3]);
     const size = view.getUint32(offset + 4);
@@ -7157,13 +7122,13 @@ function addCr(src, lonelf) {
 }
 var DOLLAR = 36;
 function identToGit(src) {
-  const text = latin12(src);
+  const text = latin1(src);
   if (!/\$Id(\$|:[^$\n]*\$)/.test(text)) return src;
   return fromLatin1(text.replace(/\$Id:[^$\n]*\$/g, "$Id$"));
 }
 async function identToWorktree(src) {
   if (!src.includes(DOLLAR)) return src;
-  const text = latin12(src);
+  const text = latin1(src);
   if (!/\$Id(\$|:[^$\n]*\$)/.test(text)) return src;
   const oid = await sha1(objectHeader("blob", src.length), src);
   const out = text.replace(/\$Id(\$|:([^$\n]*)\$)/g, (whole, _tail, inner) => {
@@ -7175,7 +7140,7 @@ async function identToWorktree(src) {
   });
   return fromLatin1(out);
 }
-function latin12(bytes) {
+function latin1(bytes) {
   let s = "";
   for (let i = 0; i < bytes.length; i += 8192) {
     s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-JAUYBI7D.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-EAHLR3RP.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -1082,13 +1082,8 @@ function displayWidth(text) {
   }
   return width;
 }
-var HEX = Array.from({
-  length: 256
-}, (_, i) => i.toString(16).padStart(2, "0"));
 function toHex(bytes, start = 0, end = bytes.length) {
-  let out = "";
-  for (let i = start; i < end; i++) out += HEX[bytes[i]];
-  return out;
+  return (start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)).toHex();
 }
 var HEX_VALUE = (() => {
   const table = new Uint8Array(128);
@@ -4834,34 +4829,6 @@ var Index = class {
     return this.conflicts.size > 0;
   }
 };
-var HEX_CODES = new TextEncoder().encode("0123456789abcdef");
-var latin1 = new TextDecoder("latin1");
-var OidTable = class {
-  #hex;
-  #count = 0;
-  #text = null;
-  #pending = [];
-  constructor(capacity) {
-    this.#hex = new Uint8Array(capacity * 40);
-  }
-  /** Records the 20 bytes at `at`; returns a placeholder the table fills in by `finish`. */
-  add(data, at) {
-    const out = this.#hex;
-    let o = this.#count * 40;
-    for (let k = 0; k < 20; k++) {
-      const b = data[at + k];
-      out[o++] = HEX_CODES[b >> 4];
-      out[o++] = HEX_CODES[b & 15];
-    }
-    this.#count++;
-    return "";
-  }
-  /** The name of the `i`th id added. */
-  get(i) {
-    this.#text ??= latin1.decode(this.#hex.subarray(0, this.#count * 40));
-    return this.#text.slice(i * 40, i * 40 + 40);
-  }
-};
 function parseIndex(data) {
   const index = new Index();
   if (data.length < 32) throw corrupt3("it is too short");
@@ -4870,7 +4837,6 @@ function parseIndex(data) {
   const version = view.getUint32(4);
   if (version < 2 || version > 4) throw unsupported(`index version ${version} is not supported (2, 3 and 4 are)`);
   const count = view.getUint32(8);
-  const oids = new OidTable(count);
   const parsed = [];
   let offset = 12;
   let previousPath = "";
@@ -4916,7 +4882,7 @@ function parseIndex(data) {
     }
     const entry = {
       path,
-      oid: oids.add(data, offset + 40),
+      oid: toHex(data, offset + 40, offset + 60),
       mode: view.getUint32(offset + 24),
       stage: flags >> 12 & 3,
       ctimeS: view.getUint32(offset),
@@ -4944,7 +4910,6 @@ function parseIndex(data) {
     previousPath = path;
     offset = next;
   }
-  for (let i = 0; i < parsed.length; i++) parsed[i].oid = oids.get(i);
   while (offset + 8 <= end) {
     const signature = String.fromCharCode(data[offset], data[offset + 1], data[offset + 2], data[offset + 3]);
     const size = view.getUint32(offset + 4);
@@ -6035,7 +6000,7 @@ var MAX_HEAD_BYTES = 64 * 1024;
 var MAX_LINE_BYTES = 4 * 1024;
 var READ_BYTES = 96 * 1024;
 var encoder4 = new TextEncoder();
-var latin12 = new TextDecoder("latin1");
+var latin1 = new TextDecoder("latin1");
 var HttpProtocolError = class extends Error {
   name = "HttpProtocolError";
 };
@@ -6075,7 +6040,7 @@ var Wire = class {
       if (lf >= 0) {
         const at = scanned + lf;
         const stop = at > this.start && this.buffer[at - 1] === 13 ? at - 1 : at;
-        const text = latin12.decode(this.buffer.subarray(this.start, stop));
+        const text = latin1.decode(this.buffer.subarray(this.start, stop));
         this.start = at + 1;
         return text;
       }
@@ -6953,7 +6918,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-RYBZOTUU.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-6OHVQILZ.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -7244,7 +7209,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-SLCWETFB.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-UDPGN2MR.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -7447,7 +7412,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-WPXKMWA4.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-CEPDXLOY.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7741,7 +7706,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-PQU7KRUK.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-WWJSIPU3.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7816,7 +7781,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-PQU7KRUK.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-WWJSIPU3.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -8596,7 +8561,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-MCGN6LWF.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-UGUKIAB6.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8762,8 +8727,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-JCEGCIOQ.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-2UMIIDGU.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-KE5ZTMDF.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-44TD43BS.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8807,7 +8772,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-SLCWETFB.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-UDPGN2MR.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8833,11 +8798,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-SLCWETFB.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-UDPGN2MR.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-JCEGCIOQ.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-55BBWI4T.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-KE5ZTMDF.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-ZBV5KAIX.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8860,7 +8825,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-P3QD7OZV.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-JRRNBEEX.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

@@ -1695,13 +1695,8 @@ function asciiEscape(b) {
   if (b >= 7 && b <= 13) return "\\" + "abtnvfr"[b - 7];
   return "\\" + b.toString(8).padStart(3, "0");
 }
-var HEX = Array.from({
-  length: 256
-}, (_, i) => i.toString(16).padStart(2, "0"));
 function toHex(bytes, start = 0, end = bytes.length) {
-  let out = "";
-  for (let i = start; i < end; i++) out += HEX[bytes[i]];
-  return out;
+  return (start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)).toHex();
 }
 var HEX_VALUE = (() => {
   const table = new Uint8Array(128);
@@ -9833,7 +9828,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-VBB74VRE.js", import.meta.url).href)
+    git: await import(new URL("./api-OH3KBEQO.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9883,7 +9878,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-VBB74VRE.js", import.meta.url).href)
+    git: await import(new URL("./api-OH3KBEQO.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -96,7 +96,7 @@ var recoverFlags = [
 ];
 
 // commands/patch/spec.ts
-var schema = () => import(new URL("./schema-UBCJBOKI.js", import.meta.url).href);
+var schema = () => import(new URL("./schema-CZHSRPQO.js", import.meta.url).href);
 var HANDLERS = new URL("./handler.ts", new URL("../../commands/patch/spec.ts", import.meta.url).href).href;
 var FORMAT = `
 A patch is text on stdin (or --file). Header lines first, then blocks, then the end marker:

@@ -173,12 +173,13 @@ export function displayWidth(text: string): number {
   return width;
 }
 
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
+/**
+ * The bytes from `start` to `end` in lowercase hex. One native call (`Uint8Array.prototype.toHex`)
+ * makes a flat string: an object id built digit by digit is a chain of 20 joined strings, slower to
+ * build in a one-shot process and flattened again when it is first used as a key.
+ */
 export function toHex(bytes: Uint8Array, start = 0, end = bytes.length): string {
-  let out = "";
-  for (let i = start; i < end; i++) out += HEX[bytes[i]];
-  return out;
+  return (start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)).toHex();
 }
 
 /** The value of each hex digit's char code, either case (callers pass object names already checked as hex). */

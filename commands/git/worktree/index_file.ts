@@ -250,44 +250,6 @@ export class Index {
   }
 }
 
-const HEX_CODES = new TextEncoder().encode("0123456789abcdef");
-const latin1 = new TextDecoder("latin1");
-
-/**
- * Hex names for many object ids at once: the hex digits of all of them are written into one
- * buffer and decoded in one call; each name is then a slice of that string. In a one-shot
- * process this is several times faster than building 10,000 strings digit by digit.
- */
-class OidTable {
-  readonly #hex: Uint8Array;
-  #count = 0;
-  #text: string | null = null;
-  readonly #pending: { entry: { oid: string }; index: number }[] = [];
-
-  constructor(capacity: number) {
-    this.#hex = new Uint8Array(capacity * 40);
-  }
-
-  /** Records the 20 bytes at `at`; returns a placeholder the table fills in by `finish`. */
-  add(data: Uint8Array, at: number): string {
-    const out = this.#hex;
-    let o = this.#count * 40;
-    for (let k = 0; k < 20; k++) {
-      const b = data[at + k];
-      out[o++] = HEX_CODES[b >> 4];
-      out[o++] = HEX_CODES[b & 15];
-    }
-    this.#count++;
-    return "";
-  }
-
-  /** The name of the `i`th id added. */
-  get(i: number): string {
-    this.#text ??= latin1.decode(this.#hex.subarray(0, this.#count * 40));
-    return this.#text.slice(i * 40, i * 40 + 40);
-  }
-}
-
 export function parseIndex(data: Uint8Array): Index {
   const index = new Index();
   if (data.length < 32) throw corrupt("it is too short");
@@ -296,7 +258,6 @@ export function parseIndex(data: Uint8Array): Index {
   const version = view.getUint32(4);
   if (version < 2 || version > 4) throw unsupported(`index version ${version} is not supported (2, 3 and 4 are)`);
   const count = view.getUint32(8);
-  const oids = new OidTable(count);
   const parsed: IndexEntry[] = [];
   let offset = 12;
   let previousPath = "";
@@ -343,7 +304,7 @@ export function parseIndex(data: Uint8Array): Index {
     }
     const entry: IndexEntry = {
       path,
-      oid: oids.add(data, offset + 40),
+      oid: toHex(data, offset + 40, offset + 60),
       mode: view.getUint32(offset + 24),
       stage: (flags >> 12) & 3,
       ctimeS: view.getUint32(offset),
@@ -369,7 +330,6 @@ export function parseIndex(data: Uint8Array): Index {
     previousPath = path;
     offset = next;
   }
-  for (let i = 0; i < parsed.length; i++) parsed[i].oid = oids.get(i);
   while (offset + 8 <= end) {
     const signature = String.fromCharCode(data[offset], data[offset + 1], data[offset + 2], data[offset + 3]);
     const size = view.getUint32(offset + 4);
