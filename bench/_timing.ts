@@ -96,9 +96,13 @@ export async function cpuTable(subjects: readonly Subject[], runs: number, basel
     s,
     k,
   ) => [s.name, median(samples[k]).toFixed(0), (median(samples[k]) / base).toFixed(2) + "×"]);
-  const header = ["subject", "CPU ms (median)", `÷ ${baseline}`];
+  return markdownTable(["subject", "CPU ms (median)", `÷ ${baseline}`], rows);
+}
+
+/** A Markdown table, each column as wide as its widest cell. */
+export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
+  const line = (cells: readonly string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 

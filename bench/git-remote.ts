@@ -10,7 +10,11 @@
  *   deno task bench git-remote            # 5,000 commits, 2,000 files
  *   deno task bench git-remote --quick    # 1,000 commits, 500 files, fewer runs
  *
- * Every pterm number includes pterm's process and sandbox-worker start-up (bench/startup.ts).
+ * Every pterm number includes pterm's process and sandbox-worker start-up (bench/startup.ts). The
+ * 5,000-commit clone and the no-op fetch run three ways, interleaved: real git, `pterm exec` cold
+ * (`PTERM_SERVER=off`) and warm (the root's session server up, docs/server.md). A warm call's CPU
+ * time is its client process's plus what the server spent on it (/proc/<pid>/stat); its memory is
+ * the server's, whose peak over all its calls is printed under the table.
  */
 
 import { ptermCommand, quick, realGitEnv } from "./_timing.ts";
@@ -123,6 +127,22 @@ interface Side {
   readonly cmd: string[];
   readonly env?: Record<string, string>;
   readonly before?: () => Promise<void>;
+  /** A process that does this side's work besides its own (the session server): its CPU time is added. */
+  readonly alsoCpuOf?: () => number;
+}
+
+/** A process's user + system CPU time so far, ms, from /proc/<pid>/stat (its threads included). */
+function processCpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of stat(5), counted from the state (field 3) here.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A process's peak resident memory so far (VmHWM), MiB. */
+function processPeakMiB(pid: number): number {
+  const line = Deno.readTextFileSync(`/proc/${pid}/status`).split("\n").find((l) => l.startsWith("VmHWM:"))!;
+  return Number(line.split(/\s+/)[1]) / 1024;
 }
 
 /** Runs both sides `runs` times, alternating, after `warmup` untimed rounds. */
@@ -131,7 +151,9 @@ async function interleaved(sides: readonly Side[], runs: number, warmup: number)
   for (let i = 0; i < warmup + runs; i++) {
     for (const [k, side] of sides.entries()) {
       await side.before?.();
-      const run = await measured(side.cmd, side.env);
+      const cpuBefore = side.alsoCpuOf?.() ?? 0;
+      const own = await measured(side.cmd, side.env);
+      const run = side.alsoCpuOf ? { ...own, cpu: own.cpu + side.alsoCpuOf() - cpuBefore } : own;
       if (i >= warmup) results[k].push(run);
     }
   }
@@ -195,13 +217,32 @@ Deno.mkdirSync(root, { recursive: true });
 Deno.writeTextFileSync(`${root}/pterm.json`, JSON.stringify({ git: { remotes: { allow: [`${server.origin}/`] } } }));
 const real = `${BENCH_DIR}real`;
 const remove = (path: string) => async () => await Deno.remove(path, { recursive: true }).catch(() => {});
+/** A cold `pterm exec`: never handed to the root's session server, which is up for the warm rows. */
+const COLD = { PTERM_SERVER: "off" };
+
+async function ptermOutput(...args: string[]): Promise<string> {
+  const [cmd, ...rest] = ptermCommand(...args);
+  const out = await new Deno.Command(cmd, { args: rest, stdout: "piped", stderr: "piped" }).output();
+  if (!out.success) throw new Error(`pterm ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
+}
+await ptermOutput("server", "start", "--root", root);
+const serverPid = (JSON.parse(await ptermOutput("server", "status", "--root", root)) as { pid: number }).pid;
+const serverCpu = () => processCpuMs(serverPid);
 
 const cloneSides: Side[] = [
   { name: "git clone", cmd: ["git", "clone", "-q", url, real], env: GIT_ENV, before: remove(real) },
   {
     name: "pterm git clone",
     cmd: ptermCommand("exec", "--root", root, `git clone --url ${url} --dir clone --confirm`),
+    env: COLD,
     before: remove(`${root}/clone`),
+  },
+  {
+    name: "  warm (server)",
+    cmd: ptermCommand("exec", "--root", root, `git clone --url ${url} --dir clone --confirm`),
+    before: remove(`${root}/clone`),
+    alsoCpuOf: serverCpu,
   },
 ];
 const loadBefore = Deno.loadavg();
@@ -209,9 +250,20 @@ const cloneRuns = await interleaved(cloneSides, RUNS, 1);
 // Both clones exist now (the last run of each); a fetch has nothing to bring.
 const fetchSides: Side[] = [
   { name: "git fetch", cmd: ["git", "-C", real, "fetch", "-q"], env: GIT_ENV },
-  { name: "pterm git fetch", cmd: ptermCommand("exec", "--root", root, "git fetch --repo clone --confirm") },
+  {
+    name: "pterm git fetch",
+    cmd: ptermCommand("exec", "--root", root, "git fetch --repo clone --confirm"),
+    env: COLD,
+  },
+  {
+    name: "  warm (server)",
+    cmd: ptermCommand("exec", "--root", root, "git fetch --repo clone --confirm"),
+    alsoCpuOf: serverCpu,
+  },
 ];
 const fetchRuns = await interleaved(fetchSides, RUNS * 2, 2);
+const serverPeak = processPeakMiB(serverPid);
+await ptermOutput("server", "stop", "--root", root);
 const loadAfter = Deno.loadavg();
 const packBytesOf = (repo: string) =>
   [...Deno.readDirSync(`${repo}/.git/objects/pack`)]
@@ -221,6 +273,10 @@ const packBytes = packBytesOf(real);
 console.log(
   `\nclone (pack ${(packBytes / 2 ** 20).toFixed(1)} MiB), ${RUNS} runs each, alternating:\n\n` +
     `${report(cloneSides, cloneRuns)}\n\nno-op fetch, ${RUNS * 2} runs each:\n\n${report(fetchSides, fetchRuns)}\n\n` +
+    `warm rows: wall and RSS are the client process's, CPU the client's plus the server's for the call; ` +
+    `the session server's peak RSS over all ${(RUNS + 1) + (RUNS * 2 + 2)} of its calls: ${
+      serverPeak.toFixed(0)
+    } MiB\n\n` +
     `${rssVerdict(cloneRuns[1], packBytes)}; ` +
     `load average (1, 5, 15 min) before ${loadBefore.map((l) => l.toFixed(1)).join(", ")}, ` +
     `after ${loadAfter.map((l) => l.toFixed(1)).join(", ")}`,
@@ -242,6 +298,7 @@ const blobSides: Side[] = [
   {
     name: "pterm git clone",
     cmd: ptermCommand("exec", "--root", root, `git clone --url ${blobUrl} --dir blob --confirm`),
+    env: COLD,
     before: remove(`${root}/blob`),
   },
 ];
@@ -285,6 +342,7 @@ const deltaSides: Side[] = [
   {
     name: "pterm git clone",
     cmd: ptermCommand("exec", "--root", root, `git clone --url ${deltaUrl} --dir delta --confirm`),
+    env: COLD,
     before: remove(`${root}/delta`),
   },
 ];

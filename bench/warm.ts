@@ -14,7 +14,7 @@
  */
 
 import { baseEnv, watchedTempBase } from "../tests/_support/helpers.ts";
-import { ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
+import { markdownTable, ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
 import { callServer } from "../hosts/cli/warm_client.ts";
 import { buildWorkload, realDiff, writeTree } from "./patch.ts";
 import { VERSION } from "../version.ts";
@@ -349,6 +349,23 @@ try {
     if (group.floor) console.log(await group.floor(base));
     console.log("");
   }
+  // The warm path's memory is the server's: its resident memory now, with the workers its calls left idle, and its peak.
+  const memory: string[][] = [];
+  for (const root of roots) {
+    const status = JSON.parse(await run(ptermCommand("server", "status", "--root", root), undefined, ptermEnv(true)));
+    const proc = Deno.readTextFileSync(`/proc/${status.pid}/status`);
+    const field = (name: string) => Number(proc.match(new RegExp(`^${name}:\\s+(\\d+)`, "m"))?.[1] ?? NaN);
+    memory.push([
+      root.slice(dir.length + 1),
+      String(status.calls),
+      (field("VmRSS") / 1024).toFixed(0),
+      (field("VmHWM") / 1024).toFixed(0),
+    ]);
+  }
+  console.log(
+    "session servers' memory after the runs (idle workers are stopped after two minutes without a call):\n\n" +
+      markdownTable(["root", "calls", "RSS MiB now", "peak RSS MiB"], memory) + "\n",
+  );
 } finally {
   for (const root of roots) {
     await run(ptermCommand("server", "stop", "--root", root), undefined, ptermEnv(true)).catch(() => {});

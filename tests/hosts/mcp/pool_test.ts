@@ -167,3 +167,51 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "warm workers: one per command while its calls succeed, a spare after a loss, none left after idleMs",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await using dir = await makeRoot();
+    await git(dir.path, "init", "-q", "r");
+    await Deno.writeTextFile(`${dir.path}/r/a.txt`, "a\n");
+    const before = inotifyInstances();
+    const pool = new SandboxPool({ idleMs: 1_000 });
+    const kernel: Kernel = { registry: new Registry(probeCommands), codeDirs: CODE_DIRS, sandboxes: pool };
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    try {
+      for (let call = 1; call <= 3; call++) {
+        assert.equal(jobs(await run(kernel, dir.path, "probe linger")), call);
+        await settle();
+        assert.equal(pool.idleCount, 1, "a command whose calls succeed keeps one worker, not a spare beside it");
+      }
+      // A crash ends its worker: the first one leaves nothing; the next call of that command starts a spare.
+      assert.equal((await run(kernel, dir.path, "probe crash")).error_code, "Internal");
+      await settle();
+      assert.equal(pool.idleCount, 1);
+      assert.equal((await run(kernel, dir.path, "probe crash")).error_code, "Internal");
+      await settle();
+      assert.equal(pool.idleCount, 2, "after a lost worker, a spare waits for the next call");
+      assert.equal((await run(kernel, dir.path, "git status --repo r")).exit_code, 0);
+      await settle();
+      assert.ok(inotifyInstances() > before, "the pooled git worker watches the work tree");
+
+      // Idle past idleMs: every worker is stopped, its watcher with it.
+      const deadline = Date.now() + 10_000;
+      while ((pool.idleCount > 0 || inotifyInstances() > before) && Date.now() < deadline) await settle();
+      assert.equal(pool.idleCount, 0, "idle workers are stopped after idleMs");
+      assert.equal(inotifyInstances(), before, "a stopped git worker leaves no watcher");
+
+      // The next call starts afresh and answers as before.
+      assert.equal(jobs(await run(kernel, dir.path, "probe linger")), 1);
+      const status = await run(kernel, dir.path, "git status --repo r");
+      assert.equal(status.exit_code, 0);
+      assert.deepEqual(
+        (status.result as { counts: Record<string, number> }).counts,
+        (await porcelainCounts(`${dir.path}/r`)).counts,
+      );
+    } finally {
+      pool.close();
+    }
+  },
+});
