@@ -144,13 +144,19 @@ function inotifyInstances(): number {
   return count;
 }
 
+/** A root holding the repository `r` with one file. */
+async function rootWithRepo(): Promise<Awaited<ReturnType<typeof makeRoot>>> {
+  const dir = await makeRoot();
+  await git(dir.path, "init", "-q", "r");
+  await Deno.writeTextFile(`${dir.path}/r/a.txt`, "a\n");
+  return dir;
+}
+
 Deno.test({
   name: "warm workers: only a pooled git worker watches the work tree; a one-shot run leaves no watcher",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    await using dir = await makeRoot();
-    await git(dir.path, "init", "-q", "r");
-    await Deno.writeTextFile(`${dir.path}/r/a.txt`, "a\n");
+    await using dir = await rootWithRepo();
     const before = inotifyInstances();
     // As `pterm exec` runs it: a worker for this call only, told it is not warm.
     const cold: Kernel = { registry: new Registry(probeCommands), codeDirs: CODE_DIRS };
@@ -172,9 +178,7 @@ Deno.test({
   name: "warm workers: one per command while its calls succeed, a spare after a loss, none left after idleMs",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    await using dir = await makeRoot();
-    await git(dir.path, "init", "-q", "r");
-    await Deno.writeTextFile(`${dir.path}/r/a.txt`, "a\n");
+    await using dir = await rootWithRepo();
     const before = inotifyInstances();
     const pool = new SandboxPool({ idleMs: 1_000 });
     const kernel: Kernel = { registry: new Registry(probeCommands), codeDirs: CODE_DIRS, sandboxes: pool };
