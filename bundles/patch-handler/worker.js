@@ -7364,7 +7364,7 @@ async function checkAsGitApply(view, file, from, to, results, leaving) {
   const fromLoc = from === null ? null : await view.locate(from, "diff path");
   const toLoc = to === null ? null : await view.locate(to, "diff path");
   const pointer = file.entryMode === 57344;
-  if (fromLoc && from !== null && !results.has(fromLoc.rel)) {
+  if (fromLoc && from !== null && (file.copy || !results.has(fromLoc.rel))) {
     if ((git.index || git.cached) && view.indexEntry) {
       const entry = await view.indexEntry(fromLoc.rel);
       if (entry === null) throw new OpError("NotFound", `${from}: does not exist in index`, {
@@ -9828,7 +9828,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-OH3KBEQO.js", import.meta.url).href)
+    git: await import(new URL("./api-JQHY5ZTH.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9878,7 +9878,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-OH3KBEQO.js", import.meta.url).href)
+    git: await import(new URL("./api-JQHY5ZTH.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

@@ -865,7 +865,8 @@ async function applyBinaryDiff(file: FileDiff, base: Uint8Array, rel: string): P
  * What `git apply` checks of one file before it applies its hunks (apply.c's check_preimage and
  * check_to_create), as its messages: the file it edits must exist (with --index: be in the index
  * and match it), and the file it creates, or renames or copies to, must not. A path an earlier
- * file of the same diff wrote is checked against that result instead, as git does.
+ * file of the same diff wrote is taken as that file left it, as git does — but for a copy's source,
+ * which git reads as it was before the diff.
  */
 async function checkAsGitApply(
   view: View,
@@ -880,7 +881,9 @@ async function checkAsGitApply(
   const toLoc = to === null ? null : await view.locate(to, "diff path");
   // A submodule pointer has no file to read: only its index entry is checked.
   const pointer = file.entryMode === 0o160000;
-  if (fromLoc && from !== null && !results.has(fromLoc.rel)) {
+  // git's previous_patch leaves copies out: a copy's source is checked as the disk and the index have it,
+  // even where an earlier file of the diff wrote that path.
+  if (fromLoc && from !== null && (file.copy || !results.has(fromLoc.rel))) {
     if ((git.index || git.cached) && view.indexEntry) {
       const entry = await view.indexEntry(fromLoc.rel);
       if (entry === null) throw new OpError("NotFound", `${from}: does not exist in index`, { git: true });

@@ -393,3 +393,34 @@ Deno.test(`git apply spelling oracle: ${DIFFS} random diffs, their refusals and 
   // deno-lint-ignore no-console -- what this run drew, for whoever reads the log
   console.log(`git apply spelling oracle: ${JSON.stringify(stats)}`);
 });
+
+Deno.test("a diff that turns a file into a link and copies its old text elsewhere, applied a second time: git's lines", async () => {
+  await using root = await makeRoot("pterm-apply-copy-");
+  const gen = `${root.path}/gen`;
+  await Deno.mkdir(gen);
+  git(gen, "init", "-q", "-b", "main");
+  const text = Array.from({ length: 11 }, (_, i) => `line ${i}`).join("\n") + "\n";
+  const bytes = (t: string) => new TextEncoder().encode(t);
+  await write(gen, "docs/read me.txt", bytes(text));
+  git(gen, "add", "-A");
+  git(gen, "commit", "-qm", "base");
+  git(root.path, "clone", "-q", "gen", "byGit");
+  git(root.path, "clone", "-q", "gen", "byPterm");
+  // The file becomes a link; a copy of its old text, slightly changed, goes to a new name (`git diff -C`).
+  await write(gen, "src/copied.txt", bytes(text.replace("line 3\n", "line three\n")));
+  await Deno.remove(`${gen}/docs/read me.txt`);
+  await Deno.symlink("target.txt", `${gen}/docs/read me.txt`);
+  git(gen, "add", "-A");
+  const diff = encodeLossless(git(gen, "diff", "--cached", "-C", "-C"));
+  assert.match(git(gen, "diff", "--cached", "-C", "-C"), /copy from docs\/read me\.txt/);
+  // First: both apply it. Second: git checks the copy's source as it was before the diff (a link now: "wrong
+  // type") and says nothing of the copy's target.
+  assert.equal((await realApply(`${root.path}/byGit`, ["--index"], diff)).code, 0);
+  assert.equal((await ptermApply(root.path, ["--index"], diff)).code, 0);
+  const theirs = await realApply(`${root.path}/byGit`, ["--index"], diff);
+  const ours = await ptermApply(root.path, ["--index"], diff);
+  assert.equal(theirs.code, 1);
+  assert.equal(ours.code, 1);
+  assert.deepEqual(ours.errors, theirs.errors);
+  assert.equal(theirs.errors.filter((l) => l.endsWith("docs/read me.txt: wrong type")).length, 2, theirs.stderr);
+});
