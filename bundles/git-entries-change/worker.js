@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-2HGRJNIX.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-ZVGWZDKD.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7582,7 +7582,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-TU2C2GY4.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-QJ52EUG3.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -7608,7 +7608,9 @@ async function mergeFileBytes(repo, path, sides, labels) {
   }, {
     union: mergeAttr === "union",
     markerSize: plan.conflictMarkerSize,
-    style: conflictStyle(repo)
+    style: conflictStyle(repo),
+    // ll_merge without options (apply.c's three_way_merge) diffs with Myers, not merge-ort's histogram.
+    algorithm: "myers"
   });
   return {
     bytes: byteStringToBytes(merged.text),
@@ -17282,7 +17284,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-GQFYQOMQ.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-YNDOTVK2.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -17306,7 +17308,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-BYNK4RW3.js", import.meta.url).href)
+      git: await import(new URL("./api-GLM3UXXO.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-EAHLR3RP.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-B4NG2QQD.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -6918,7 +6918,7 @@ async function fetchPack(remote, request, connection) {
     const packBytes = sideBand(reader, (text) => {
       remoteProgress = remote.session.redact(text).split(/[\r\n]/).filter(Boolean).pop() ?? remoteProgress;
     });
-    const { receivePack } = await import(new URL("./index_pack-6OHVQILZ.js", import.meta.url).href);
+    const { receivePack } = await import(new URL("./index_pack-7XXOR7IZ.js", import.meta.url).href);
     const pack = await receivePack(packBytes, request.objectsDir, {
       maxBytes: request.maxBytes,
       signal: connection.signal,
@@ -7209,7 +7209,7 @@ function removeDeadCloneFolders(parent, staleMs, now = Date.now()) {
 // commands/git/remote/operations.ts
 var ORIGIN = "origin";
 async function isAncestor(repo, maybeAncestor, of) {
-  const merge = await import(new URL("./merge-UDPGN2MR.js", import.meta.url).href);
+  const merge = await import(new URL("./merge-MLFS6AVN.js", import.meta.url).href);
   return await merge.isAncestor(repo, maybeAncestor, of);
 }
 var HEADS = "refs/heads/";
@@ -7412,7 +7412,7 @@ async function cloneInto(options) {
       appendLog(repo, "HEAD", head, options.who, message);
       const commit = parseCommit((await repo.objects.read(head)).content);
       const opened = openRepo(building, options.rel, connection.root);
-      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-CEPDXLOY.js", import.meta.url).href);
+      const { checkoutIntoEmpty } = await import(new URL("./fresh_checkout-CYPHL77W.js", import.meta.url).href);
       const checkedOut = await withRepoLock(opened, () => checkoutIntoEmpty(opened, pathPolicy(options.rel, opened.dir), commit.tree));
       files = checkedOut.written;
       withheld = checkedOut.withheld;
@@ -7706,7 +7706,7 @@ async function unpushedCommits(repo, remoteName, tip) {
   const known = [
     ...listRefs(repo, `refs/remotes/${remoteName}`).values()
   ];
-  const { objectsToSend } = await import(new URL("./pack_writer-WWJSIPU3.js", import.meta.url).href);
+  const { objectsToSend } = await import(new URL("./pack_writer-IVZFCEZ7.js", import.meta.url).href);
   return (await objectsToSend(repo, [
     tip
   ], known)).commits.length;
@@ -7781,7 +7781,7 @@ async function pushTo(options) {
       oid = parseTag(object.content).object;
     }
   }
-  const { objectsToSend, packStream } = await import(new URL("./pack_writer-WWJSIPU3.js", import.meta.url).href);
+  const { objectsToSend, packStream } = await import(new URL("./pack_writer-IVZFCEZ7.js", import.meta.url).href);
   const { commits, objects } = await objectsToSend(repo, [
     local
   ], remoteHas);
@@ -8561,7 +8561,7 @@ async function pushRefsOf(ctx, repo, rel, tags) {
     }
   }
   const url = remoteUrlOf(repo, name, rel, true);
-  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-UGUKIAB6.js", import.meta.url).href);
+  const { deleteRemoteRef, pushTags } = await import(new URL("./push_refs-7OKTLQKP.js", import.meta.url).href);
   let outcome;
   let remote;
   if (ctx.flags.delete) {
@@ -8727,8 +8727,8 @@ var pull = async (ctx) => {
     }
   }
   if (rebase) {
-    const { requireClean } = await import(new URL("./rebase-KE5ZTMDF.js", import.meta.url).href);
-    const { printedBy } = await import(new URL("./printed-44TD43BS.js", import.meta.url).href);
+    const { requireClean } = await import(new URL("./rebase-TV776QZN.js", import.meta.url).href);
+    const { printedBy } = await import(new URL("./printed-V25SYSUF.js", import.meta.url).href);
     try {
       await requireClean(repo, loadIndex(repo), policy, "pull with rebase");
     } catch (error) {
@@ -8772,7 +8772,7 @@ var pull = async (ctx) => {
   if (ctx.flags["ff-only"]) {
     const ours2 = readHead(repo).oid;
     const theirs2 = resolveRefOid(repo, tracking);
-    const { mergeBases } = await import(new URL("./merge-UDPGN2MR.js", import.meta.url).href);
+    const { mergeBases } = await import(new URL("./merge-MLFS6AVN.js", import.meta.url).href);
     const bases = ours2 ? await mergeBases(repo, ours2, theirs2) : [];
     if (ours2 && ours2 !== theirs2 && !bases.includes(ours2) && !bases.includes(theirs2)) {
       throw new PtermError("Rejected", `not possible to fast-forward ${branch} to ${name}/${upstreamName}: the branches have diverged. The fetch is done (${tracking} moved); nothing was merged. \`git pull --confirm\` makes a merge commit.`);
@@ -8798,11 +8798,11 @@ var pull = async (ctx) => {
   ].join(" ");
   const ours = readHead(repo).oid;
   const theirs = resolveRefOid(repo, tracking);
-  const { isAncestor: isAncestor2 } = await import(new URL("./merge-UDPGN2MR.js", import.meta.url).href);
+  const { isAncestor: isAncestor2 } = await import(new URL("./merge-MLFS6AVN.js", import.meta.url).href);
   if (rebase && !(ours && ours !== theirs && await isAncestor2(repo, ours, theirs))) {
     const forkPoint = trackedBefore && ours && await isAncestor2(repo, trackedBefore, ours) ? trackedBefore : theirs;
-    const { startRebase } = await import(new URL("./rebase-KE5ZTMDF.js", import.meta.url).href);
-    const { reportRebase } = await import(new URL("./rebase-ZBV5KAIX.js", import.meta.url).href);
+    const { startRebase } = await import(new URL("./rebase-TV776QZN.js", import.meta.url).href);
+    const { reportRebase } = await import(new URL("./rebase-YQ2RW2CN.js", import.meta.url).href);
     const rebased = await withRepoLock(repo, () => startRebase(repo, loadIndex(repo), policy, {
       upstream: forkPoint,
       onto: theirs,
@@ -8825,7 +8825,7 @@ var pull = async (ctx) => {
       outcome: rebased.outcome === "up-to-date" ? "up-to-date" : "rebased"
     };
   }
-  const { mergeInto } = await import(new URL("./merge_into-JRRNBEEX.js", import.meta.url).href);
+  const { mergeInto } = await import(new URL("./merge_into-PV22ZQXL.js", import.meta.url).href);
   const outcome = await withRepoLock(repo, () => mergeInto(repo, loadIndex(repo), policy, tracking, {
     noFf: false,
     message: `Merge branch '${upstreamName}' of ${remote.url.replace(/\.git$/, "")}`,

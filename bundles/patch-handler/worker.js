@@ -9828,7 +9828,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-JQHY5ZTH.js", import.meta.url).href)
+    git: await import(new URL("./api-YGWVGULP.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9878,7 +9878,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-JQHY5ZTH.js", import.meta.url).href)
+    git: await import(new URL("./api-YGWVGULP.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

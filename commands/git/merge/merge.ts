@@ -73,7 +73,7 @@ async function mergeContent(
  * One file's contents merged as git's ll_merge merges them outside a tree merge (`git apply
  * --3way`): the trivial cases settled first, the `merge` attribute and binary content (a NUL in
  * the first 8000 bytes) kept to our side as a conflict, else the text merge with the repository's
- * merge.conflictStyle, the path's conflict-marker-size and `labels`.
+ * merge.conflictStyle, the path's conflict-marker-size and `labels`, its diff Myers's.
  */
 export async function mergeFileBytes(
   repo: Repo,
@@ -96,7 +96,13 @@ export async function mergeFileBytes(
       theirs: bytesToByteString(encoder.encode(labels.theirs)),
       base: labels.base === undefined ? undefined : bytesToByteString(encoder.encode(labels.base)),
     },
-    { union: mergeAttr === "union", markerSize: plan.conflictMarkerSize, style: conflictStyle(repo) },
+    {
+      union: mergeAttr === "union",
+      markerSize: plan.conflictMarkerSize,
+      style: conflictStyle(repo),
+      // ll_merge without options (apply.c's three_way_merge) diffs with Myers, not merge-ort's histogram.
+      algorithm: "myers",
+    },
   );
   return { bytes: byteStringToBytes(merged.text), conflicted: merged.conflicts > 0, binary: false };
 }

@@ -424,3 +424,38 @@ Deno.test("a diff that turns a file into a link and copies its old text elsewher
   assert.deepEqual(ours.errors, theirs.errors);
   assert.equal(theirs.errors.filter((l) => l.endsWith("docs/read me.txt: wrong type")).length, 2, theirs.stderr);
 });
+
+Deno.test("git apply --3way merges as git's ll_merge does, with Myers's diff, not a tree merge's histogram", async () => {
+  await using root = await makeRoot("pterm-apply-3way-");
+  const gen = `${root.path}/gen`;
+  const crlf = (lines: string[]) => new TextEncoder().encode(lines.map((l) => `${l}\r\n`).join(""));
+  await Deno.mkdir(gen);
+  git(gen, "init", "-q", "-b", "main");
+  // The case an apply oracle seed found: both sides change the first line; theirs also adds lines
+  // around a line both keep. Histogram and Myers cut the conflict differently.
+  await write(gen, "main.txt", crlf(["line 795 0", "café ☕ naïve", "++ counter"]));
+  git(gen, "add", "-A");
+  git(gen, "commit", "-qm", "base");
+  git(root.path, "clone", "-q", "gen", "byGit");
+  git(root.path, "clone", "-q", "gen", "byPterm");
+  await write(
+    gen,
+    "main.txt",
+    crlf(["line 36 0", "++ counter", "{", "{", "café ☕ naïve", "line 68 0", "line 566 1", "line 217 2", "++ counter"]),
+  );
+  git(gen, "add", "-A");
+  const diff = encodeLossless(git(gen, "diff", "--cached"));
+  for (const dir of [`${root.path}/byGit`, `${root.path}/byPterm`]) {
+    await write(dir, "main.txt", crlf(["line 795 0 (moved)", "café ☕ naïve", "++ counter"]));
+    git(dir, "commit", "-qam", "meanwhile");
+  }
+  const theirs = await realApply(`${root.path}/byGit`, ["--3way", "--index"], diff);
+  const ours = await ptermApply(root.path, ["--3way", "--index"], diff);
+  assert.equal(theirs.code, 1, theirs.stderr);
+  assert.equal(ours.code, theirs.code, ours.stderr);
+  assert.equal(
+    await Deno.readTextFile(`${root.path}/byPterm/main.txt`),
+    await Deno.readTextFile(`${root.path}/byGit/main.txt`),
+  );
+  assert.equal(git(`${root.path}/byPterm`, "ls-files", "-u"), git(`${root.path}/byGit`, "ls-files", "-u"));
+});
