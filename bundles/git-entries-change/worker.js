@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-ZVGWZDKD.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-WN5KPWFN.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7582,7 +7582,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-QJ52EUG3.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-MWKTSAJC.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -16845,6 +16845,7 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
   const sets = anchorSets(hunk);
   for (const anchors2 of sets) {
     const fits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos);
+    const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
     if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
       if (matchesAt(doc, expected, old, exactly)) return {
         pos: expected,
@@ -16864,6 +16865,17 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
       const found = allPositions(doc, old, written, same2, index).filter((p) => fits(p, old.length));
       const chosen = found.length === 1 ? found[0] : nearest(found, expected);
       if (chosen !== null) {
+        if (chosen !== expected && expected !== null && !reapply()) {
+          const line2 = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+          if (line2 === expected + 1) {
+            throw new HunkError({
+              kind: "already-applied",
+              hunk: number,
+              patchLine: hunk.patchLine,
+              line: line2
+            });
+          }
+        }
         const strategy = expected !== null ? "shifted" : same2 === exactly ? "exact" : "whitespace";
         return {
           pos: chosen,
@@ -16883,7 +16895,6 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
         });
       }
     }
-    const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
     const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
     if (line !== null && !reapply()) {
       throw new HunkError({
@@ -17284,7 +17295,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-YNDOTVK2.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-Q2TANNMF.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -17308,7 +17319,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-GLM3UXXO.js", import.meta.url).href)
+      git: await import(new URL("./api-7Y7SUBHY.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -4721,6 +4721,7 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
   const sets = anchorSets(hunk);
   for (const anchors2 of sets) {
     const fits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) && endingsFit(hunk, doc, "old", pos);
+    const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
     if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
       if (matchesAt(doc, expected, old, exactly)) return {
         pos: expected,
@@ -4740,6 +4741,17 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
       const found = allPositions(doc, old, written, same, index).filter((p) => fits(p, old.length));
       const chosen = found.length === 1 ? found[0] : nearest(found, expected);
       if (chosen !== null) {
+        if (chosen !== expected && expected !== null && !reapply()) {
+          const line2 = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+          if (line2 === expected + 1) {
+            throw new HunkError({
+              kind: "already-applied",
+              hunk: number,
+              patchLine: hunk.patchLine,
+              line: line2
+            });
+          }
+        }
         const strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
         return {
           pos: chosen,
@@ -4759,7 +4771,6 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
         });
       }
     }
-    const resultFits = (pos, length) => anchoredAt(anchors2, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) && endingsFit(hunk, doc, "new", pos);
     const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
     if (line !== null && !reapply()) {
       throw new HunkError({
@@ -9828,7 +9839,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-YGWVGULP.js", import.meta.url).href)
+    git: await import(new URL("./api-27Z5RD4J.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9878,7 +9889,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-YGWVGULP.js", import.meta.url).href)
+    git: await import(new URL("./api-27Z5RD4J.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

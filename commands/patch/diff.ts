@@ -1000,6 +1000,9 @@ function place(
     const fits = (pos: number, length: number) =>
       anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "old", pos, length) &&
       endingsFit(hunk, doc, "old", pos);
+    const resultFits = (pos: number, length: number) =>
+      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) &&
+      endingsFit(hunk, doc, "new", pos);
     if (expected !== null && !overlaps(written, expected, old.length) && fits(expected, old.length)) {
       if (matchesAt(doc, expected, old, exactly)) return { pos: expected, lines, strategy: "exact" };
       if (matchesAt(doc, expected, old, looseWhitespace)) return { pos: expected, lines, strategy: "whitespace" };
@@ -1008,6 +1011,15 @@ function place(
       const found = allPositions(doc, old, written, same, index).filter((p) => fits(p, old.length));
       const chosen = found.length === 1 ? found[0] : nearest(found, expected);
       if (chosen !== null) {
+        // The hunk's result standing exactly where it says, and its old lines only elsewhere: the diff
+        // ran before, and those old lines are another place's that happen to read the same (a retry
+        // would edit that place instead).
+        if (chosen !== expected && expected !== null && !reapply()) {
+          const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
+          if (line === expected + 1) {
+            throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line });
+          }
+        }
         const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
         return { pos: chosen, lines, strategy };
       }
@@ -1023,9 +1035,6 @@ function place(
         });
       }
     }
-    const resultFits = (pos: number, length: number) =>
-      anchoredAt(anchors, pos, length, doc.length) && newlineFits(hunk, doc, "new", pos, length) &&
-      endingsFit(hunk, doc, "new", pos);
     // Whether to refuse is asked only once the result is found (the answer may hash the file).
     const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
     if (line !== null && !reapply()) {

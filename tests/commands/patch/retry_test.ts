@@ -142,6 +142,33 @@ Deno.test("a -U0 diff whose removed first line carries the BOM, applied twice: r
   assert.equal((await git(dir.path, "diff", "--numstat")).trim(), "3\t1\ta.c");
 });
 
+Deno.test("a -U0 diff applied twice whose removed line also stands further down: AlreadyApplied, the other line untouched", async () => {
+  // The oracle's case: a CRLF file ending in `-- an SQL comment` without a newline, and a -U0 hunk
+  // replacing that text at line 2. A retry found the removed line only at the end (its `\r` and newline
+  // aside) and edited it there; git apply finds it nowhere. The result standing at the stated line says
+  // the diff ran before.
+  await using dir = await makeRoot();
+  await git(dir.path, "init", "-q", "-b", "main");
+  const before = "first\r\n-- an SQL comment\r\nthird\r\nfourth\r\nfifth\r\n-- an SQL comment";
+  await writeTree(dir.path, { "notes.txt": before });
+  await git(dir.path, "add", "-A");
+  await git(dir.path, "commit", "-q", "-m", "notes");
+  const result = before.replace("-- an SQL comment\r\n", "++ counter\r\n");
+  await Deno.writeTextFile(`${dir.path}/notes.txt`, result);
+  const diff = await git(dir.path, "diff", "-U0");
+  assert.match(diff, /^@@ -2 \+2 @@/m);
+  await git(dir.path, "checkout", "-q", "--", "notes.txt");
+  const first = await apply(dir.path, diff);
+  assert.equal(first.exit_code, 0, first.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), result);
+  assert.notEqual((await gitRaw(dir.path, ["apply", "--check", "--unidiff-zero", "-"], diff)).code, 0);
+  const second = await apply(dir.path, diff);
+  assert.equal(second.error_code, "AlreadyApplied", second.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), result, "the last line was edited");
+  // The user's next step: real git sees the one change, made once.
+  assert.equal((await git(dir.path, "diff", "--numstat")).trim(), "1\t1\tnotes.txt");
+});
+
 Deno.test("a codex patch applied twice is AlreadyApplied; --reapply applies it once more on purpose", async () => {
   await using dir = await makeRoot();
   await calcRepo(dir.path);
