@@ -131,3 +131,36 @@ export function realGitEnv(home: string): Record<string, string> {
 export function ptermCommand(...args: string[]): string[] {
   return [Deno.execPath(), ...ptermArgs(args)];
 }
+
+/** Milliseconds per clock tick of /proc/<pid>/stat's CPU fields (getconf CLK_TCK), read once. */
+let tickMs: number | null = null;
+function clockTickMs(): number {
+  tickMs ??= 1000 / Number(
+    new TextDecoder().decode(new Deno.Command("getconf", { args: ["CLK_TCK"] }).outputSync().stdout).trim() || "100",
+  );
+  return tickMs;
+}
+
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces). */
+function statFields(pid: number | "self"): string[] {
+  const text = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  return text.slice(text.lastIndexOf(")") + 2).split(" ");
+}
+
+/** user+system CPU ms of a live process, its threads included (utime, stime: fields 14 and 15 of stat(5)). */
+export function processCpuMs(pid: number): number {
+  const f = statFields(pid);
+  return (Number(f[11]) + Number(f[12])) * clockTickMs();
+}
+
+/** user+system CPU ms of this process's finished children (cutime, cstime: fields 16 and 17). */
+export function childrenCpuMs(): number {
+  const f = statFields("self");
+  return (Number(f[13]) + Number(f[14])) * clockTickMs();
+}
+
+/** A memory figure of a live process from /proc/<pid>/status (VmRSS now, VmHWM its peak), KiB. */
+export function processMemoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)![1]);
+}

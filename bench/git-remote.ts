@@ -17,7 +17,7 @@
  * the server's, whose peak over all its calls is printed under the table.
  */
 
-import { ptermCommand, quick, realGitEnv } from "./_timing.ts";
+import { processCpuMs, processMemoryKiB, ptermCommand, quick, realGitEnv } from "./_timing.ts";
 import { startGitHttpServer } from "../tests/commands/git/remote/http_server.ts";
 
 const BENCH_DIR = new URL("../.bench/git-remote/", import.meta.url).pathname;
@@ -129,20 +129,6 @@ interface Side {
   readonly before?: () => Promise<void>;
   /** A process that does this side's work besides its own (the session server): its CPU time is added. */
   readonly alsoCpuOf?: () => number;
-}
-
-/** A process's user + system CPU time so far, ms, from /proc/<pid>/stat (its threads included). */
-function processCpuMs(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of stat(5), counted from the state (field 3) here.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** A process's peak resident memory so far (VmHWM), MiB. */
-function processPeakMiB(pid: number): number {
-  const line = Deno.readTextFileSync(`/proc/${pid}/status`).split("\n").find((l) => l.startsWith("VmHWM:"))!;
-  return Number(line.split(/\s+/)[1]) / 1024;
 }
 
 /** Runs both sides `runs` times, alternating, after `warmup` untimed rounds. */
@@ -262,7 +248,7 @@ const fetchSides: Side[] = [
   },
 ];
 const fetchRuns = await interleaved(fetchSides, RUNS * 2, 2);
-const serverPeak = processPeakMiB(serverPid);
+const serverPeak = processMemoryKiB(serverPid, "VmHWM") / 1024;
 await ptermOutput("server", "stop", "--root", root);
 const loadAfter = Deno.loadavg();
 const packBytesOf = (repo: string) =>

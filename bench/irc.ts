@@ -21,7 +21,7 @@ import { CODE_DIRS, makeRoot } from "../tests/_support/helpers.ts";
 import { plainEnv, startDaemon, writeEnv } from "../tests/commands/irc/harness.ts";
 import { startNgircd } from "../tests/commands/irc/ngircd.ts";
 import { Peer } from "../tests/commands/irc/peer.ts";
-import { ptermCommand, quick } from "./_timing.ts";
+import { processMemoryKiB, ptermCommand, quick } from "./_timing.ts";
 
 const ROUNDS = quick ? 8 : 40;
 const CLI_ROUNDS = quick ? 3 : 10;
@@ -33,11 +33,6 @@ function stats(samples: number[]): { median: number; p90: number } {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   return { median: at(0.5), p90: at(0.9) };
-}
-
-async function rssKiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)![1]);
 }
 
 await using server = await startNgircd();
@@ -127,7 +122,7 @@ try {
 
   // idle memory
   await sleep(2_000);
-  const daemonRss = await rssKiB(daemon.pid);
+  const daemonRss = processMemoryKiB(daemon.pid, "VmRSS");
   const idle = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--unstable-worker-options", "data:text/javascript,setTimeout(()=>{},60000)"],
     stdin: "null",
@@ -135,10 +130,10 @@ try {
     stderr: "null",
   }).spawn();
   await sleep(1_500);
-  const idleRss = await rssKiB(idle.pid);
+  const idleRss = processMemoryKiB(idle.pid, "VmRSS");
   idle.kill("SIGKILL");
   await idle.status;
-  const ngircdRss = await rssKiB(server.pid()!);
+  const ngircdRss = processMemoryKiB(server.pid()!, "VmRSS");
 
   const ms = (n: number) => n.toFixed(1);
   const rows: string[][] = [];

@@ -27,7 +27,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { ptermArgs } from "../tests/_support/helpers.ts";
-import { ptermCommand, quick, realGitEnv } from "./_timing.ts";
+import { childrenCpuMs, processCpuMs, ptermCommand, quick, realGitEnv } from "./_timing.ts";
 
 const BENCH_DIR = new URL("../.bench/mcp/", import.meta.url).pathname;
 const FILES = quick ? 1000 : 10000;
@@ -95,28 +95,6 @@ interface Row {
   readonly cpu: Record<string, number[]>;
 }
 
-const TICK_MS = 1000 / Number(
-  new TextDecoder().decode(new Deno.Command("getconf", { args: ["CLK_TCK"] }).outputSync().stdout).trim() || "100",
-);
-
-/** Fields of /proc/<pid>/stat after the command name (which may hold spaces). */
-function statFields(pid: number | "self"): string[] {
-  const text = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  return text.slice(text.lastIndexOf(")") + 2).split(" ");
-}
-
-/** user+system CPU ms of a live process (utime, stime: fields 14 and 15). */
-function processCpu(pid: number): number {
-  const f = statFields(pid);
-  return (Number(f[11]) + Number(f[12])) * TICK_MS;
-}
-
-/** user+system CPU ms of this process's finished children (cutime, cstime: fields 16 and 17). */
-function childrenCpu(): number {
-  const f = statFields("self");
-  return (Number(f[13]) + Number(f[14])) * TICK_MS;
-}
-
 function loadAverage(): string {
   return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 }
@@ -132,13 +110,13 @@ function p90(values: number[]): number {
 }
 
 async function processTime(cmd: string[], cwd?: string, env?: Record<string, string>): Promise<[number, number]> {
-  const cpu = childrenCpu();
+  const cpu = childrenCpuMs();
   const started = performance.now();
   const out = await new Deno.Command(cmd[0], { args: cmd.slice(1), cwd, env, stdin: "null", stdout: "null" })
     .output();
   const elapsed = performance.now() - started;
   if (!out.success) throw new Error(`${cmd.join(" ")} failed (${out.code})`);
-  return [elapsed, childrenCpu() - cpu];
+  return [elapsed, childrenCpuMs() - cpu];
 }
 
 const root = `${BENCH_DIR}${FILES}`;
@@ -156,12 +134,12 @@ await client.connect(transport);
 const serverPid = transport.pid!;
 
 async function mcpTime(line: string): Promise<[number, number]> {
-  const cpu = processCpu(serverPid);
+  const cpu = processCpuMs(serverPid);
   const started = performance.now();
   const result = await client.callTool({ name: "terminal_exec", arguments: { command: line } });
   const elapsed = performance.now() - started;
   if (result.isError) throw new Error(`${line}: ${JSON.stringify(result.content)}`);
-  return [elapsed, processCpu(serverPid) - cpu];
+  return [elapsed, processCpuMs(serverPid) - cpu];
 }
 
 const rows: Row[] = [];

@@ -14,7 +14,16 @@
  */
 
 import { baseEnv, watchedTempBase } from "../tests/_support/helpers.ts";
-import { markdownTable, ptermCommand, quick, realGitEnv, type Subject, table, timeSubjects } from "./_timing.ts";
+import {
+  markdownTable,
+  processMemoryKiB,
+  ptermCommand,
+  quick,
+  realGitEnv,
+  type Subject,
+  table,
+  timeSubjects,
+} from "./_timing.ts";
 import { callServer } from "../hosts/cli/warm_client.ts";
 import { buildWorkload, realDiff, writeTree } from "./patch.ts";
 import { VERSION } from "../version.ts";
@@ -353,13 +362,11 @@ try {
   const memory: string[][] = [];
   for (const root of roots) {
     const status = JSON.parse(await run(ptermCommand("server", "status", "--root", root), undefined, ptermEnv(true)));
-    const proc = Deno.readTextFileSync(`/proc/${status.pid}/status`);
-    const field = (name: string) => Number(proc.match(new RegExp(`^${name}:\\s+(\\d+)`, "m"))?.[1] ?? NaN);
     memory.push([
       root.slice(dir.length + 1),
       String(status.calls),
-      (field("VmRSS") / 1024).toFixed(0),
-      (field("VmHWM") / 1024).toFixed(0),
+      (processMemoryKiB(status.pid, "VmRSS") / 1024).toFixed(0),
+      (processMemoryKiB(status.pid, "VmHWM") / 1024).toFixed(0),
     ]);
   }
   console.log(

@@ -29,7 +29,7 @@ function createArtifactStore(root, runId, onAdd = () => {
       for (let n = 2; used.has(file); n++) file = `${n}-${safeArtifactName(name)}`;
       used.add(file);
       const rel = `${artifactRelDir(runId)}/${file}`;
-      const { safeWriteFileSync } = await import(new URL("./safe_fs-WN5KPWFN.js", import.meta.url).href);
+      const { safeWriteFileSync } = await import(new URL("./safe_fs-KHJGRKPK.js", import.meta.url).href);
       safeWriteFileSync(root, rel, data, {
         mkdirs: true
       });
@@ -7582,7 +7582,7 @@ function printedBy(error) {
 }
 
 // commands/git/merge/merge.ts
-var loadDiff3 = () => import(new URL("./diff3-MWKTSAJC.js", import.meta.url).href);
+var loadDiff3 = () => import(new URL("./diff3-7REVGGYB.js", import.meta.url).href);
 async function mergeContent(path, ...args) {
   const diff3 = await loadDiff3();
   try {
@@ -16865,14 +16865,14 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
       const found = allPositions(doc, old, written, same2, index).filter((p) => fits(p, old.length));
       const chosen = found.length === 1 ? found[0] : nearest(found, expected);
       if (chosen !== null) {
-        if (chosen !== expected && expected !== null && !reapply()) {
-          const line2 = resultPlace(doc, hunk, old, expected, written, index, resultFits);
-          if (line2 === expected + 1) {
+        if (chosen !== expected && expected !== null && resultAt(doc, hunk, old, expected, written, resultFits)) {
+          if (!reapply()) {
             throw new HunkError({
               kind: "already-applied",
               hunk: number,
               patchLine: hunk.patchLine,
-              line: line2
+              line: expected + 1,
+              elsewhere: chosen + 1
             });
           }
         }
@@ -17008,18 +17008,26 @@ function placeAsGit(doc, hunk, old, written, number, bomOld, unidiffZero) {
     }
   }
 }
-function resultPlace(doc, hunk, old, expected, written, index, fits) {
+function resultLines(hunk, old) {
   const result = hunk.lines.filter((l) => l.kind !== "-");
   const same2 = result.length === old.length && result.every((l, k) => l.text === old[k].text) && hunk.oldNoNewline === hunk.newNoNewline;
-  if (result.length === 0 || same2) return null;
+  return result.length === 0 || same2 ? null : result;
+}
+function resultAt(doc, hunk, old, pos, written, fits) {
+  const result = resultLines(hunk, old);
+  return result !== null && !overlaps(written, pos, result.length) && fits(pos, result.length) && matchesAt(doc, pos, result, exactly);
+}
+function resultPlace(doc, hunk, old, expected, written, index, fits) {
+  const result = resultLines(hunk, old);
+  if (result === null) return null;
   if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
     return expected + 1;
   }
-  for (const same3 of [
+  for (const same2 of [
     exactly,
     looseWhitespace
   ]) {
-    const found = allPositions(doc, result, written, same3, index).filter((p) => fits(p, result.length));
+    const found = allPositions(doc, result, written, same2, index).filter((p) => fits(p, result.length));
     if (found.length > 0) return (nearest(found, expected) ?? found[0]) + 1;
   }
   return null;
@@ -17295,7 +17303,7 @@ var gitApply = async (ctx) => {
   }
   const check = ctx.flags.check === true;
   const whitespace = check ? null : whitespaceErrors(text, mode, named(ctx) ?? "<stdin>");
-  const { runPatch } = await import(new URL("./engine-Q2TANNMF.js", import.meta.url).href);
+  const { runPatch } = await import(new URL("./engine-WZYEMONU.js", import.meta.url).href);
   let files;
   let conflicts;
   const unmerged = (paths) => check ? "" : [
@@ -17319,7 +17327,7 @@ ${text}${text.endsWith("\n") ? "" : "\n"}=== end ===
       session: ctx.session,
       runId: ctx.runId,
       signal: ctx.signal,
-      git: await import(new URL("./api-7Y7SUBHY.js", import.meta.url).href)
+      git: await import(new URL("./api-EXRRADJ5.js", import.meta.url).href)
     });
     files = result.files_changed.map((f) => f.path);
     conflicts = result.blocks.flatMap((b) => b.git_conflicts ?? []);

@@ -4741,14 +4741,14 @@ function place(doc, hunk, old, expected, written, number, index, reapply) {
       const found = allPositions(doc, old, written, same, index).filter((p) => fits(p, old.length));
       const chosen = found.length === 1 ? found[0] : nearest(found, expected);
       if (chosen !== null) {
-        if (chosen !== expected && expected !== null && !reapply()) {
-          const line2 = resultPlace(doc, hunk, old, expected, written, index, resultFits);
-          if (line2 === expected + 1) {
+        if (chosen !== expected && expected !== null && resultAt(doc, hunk, old, expected, written, resultFits)) {
+          if (!reapply()) {
             throw new HunkError({
               kind: "already-applied",
               hunk: number,
               patchLine: hunk.patchLine,
-              line: line2
+              line: expected + 1,
+              elsewhere: chosen + 1
             });
           }
         }
@@ -4884,18 +4884,26 @@ function placeAsGit(doc, hunk, old, written, number, bomOld, unidiffZero) {
     }
   }
 }
-function resultPlace(doc, hunk, old, expected, written, index, fits) {
+function resultLines(hunk, old) {
   const result = hunk.lines.filter((l) => l.kind !== "-");
   const same = result.length === old.length && result.every((l, k) => l.text === old[k].text) && hunk.oldNoNewline === hunk.newNoNewline;
-  if (result.length === 0 || same) return null;
+  return result.length === 0 || same ? null : result;
+}
+function resultAt(doc, hunk, old, pos, written, fits) {
+  const result = resultLines(hunk, old);
+  return result !== null && !overlaps(written, pos, result.length) && fits(pos, result.length) && matchesAt(doc, pos, result, exactly);
+}
+function resultPlace(doc, hunk, old, expected, written, index, fits) {
+  const result = resultLines(hunk, old);
+  if (result === null) return null;
   if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
     return expected + 1;
   }
-  for (const same2 of [
+  for (const same of [
     exactly,
     looseWhitespace
   ]) {
-    const found = allPositions(doc, result, written, same2, index).filter((p) => fits(p, result.length));
+    const found = allPositions(doc, result, written, same, index).filter((p) => fits(p, result.length));
     if (found.length > 0) return (nearest(found, expected) ?? found[0]) + 1;
   }
   return null;
@@ -7255,10 +7263,14 @@ function hunkProblem(error, file) {
     }, f.patchLine);
   }
   if (f.kind === "already-applied") {
-    return new OpError("AlreadyApplied", `hunk ${f.hunk} of \`${file}\` is already applied: its result stands at line ${f.line} and the lines it changes are not in the file (the patch ran before, or the change was made by hand)`, {
+    const why = f.elsewhere === void 0 ? `its result stands at line ${f.line} and the lines it changes are not in the file` : `its result stands at line ${f.line}, where the hunk says, and the lines it changes stand only at line ${f.elsewhere}, another place that reads the same, which it would edit instead`;
+    return new OpError("AlreadyApplied", `hunk ${f.hunk} of \`${file}\` is already applied: ${why} (the patch ran before, or the change was made by hand)`, {
       file,
       hunk: f.hunk,
-      line: f.line
+      line: f.line,
+      ...f.elsewhere === void 0 ? {} : {
+        elsewhere: f.elsewhere
+      }
     }, f.patchLine);
   }
   if (f.kind === "ambiguous") {
@@ -9839,7 +9851,7 @@ async function run(ctx, mode, choice) {
     runId: ctx.runId,
     signal: ctx.signal,
     progress: ctx.progress,
-    git: await import(new URL("./api-27Z5RD4J.js", import.meta.url).href)
+    git: await import(new URL("./api-WWW5Y2CK.js", import.meta.url).href)
   };
   let prepared;
   let result;
@@ -9889,7 +9901,7 @@ var recoverHandler = async (ctx) => {
   const recovered = await recoverPending({
     workspace: ctx.workspace,
     signal: ctx.signal,
-    git: await import(new URL("./api-27Z5RD4J.js", import.meta.url).href)
+    git: await import(new URL("./api-WWW5Y2CK.js", import.meta.url).href)
   }, discard);
   const lines = recovered.length === 0 ? [
     "No killed patch run left anything behind; nothing to do."

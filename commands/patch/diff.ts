@@ -559,11 +559,15 @@ export type HunkFailure =
     readonly stated: number | null;
   }
   | {
-    /** The hunk's result is already at `line` and its old side is nowhere: applying it would repeat it. */
+    /**
+     * The hunk's result is already at `line` and its old side is nowhere (applying it would repeat it),
+     * or only at `elsewhere`, away from the stated line (applying it would edit that other place).
+     */
     readonly kind: "already-applied";
     readonly hunk: number;
     readonly patchLine: number;
     readonly line: number;
+    readonly elsewhere?: number;
   }
   | { readonly kind: "no-anchor"; readonly hunk: number; readonly patchLine: number };
 
@@ -1014,10 +1018,15 @@ function place(
         // The hunk's result standing exactly where it says, and its old lines only elsewhere: the diff
         // ran before, and those old lines are another place's that happen to read the same (a retry
         // would edit that place instead).
-        if (chosen !== expected && expected !== null && !reapply()) {
-          const line = resultPlace(doc, hunk, old, expected, written, index, resultFits);
-          if (line === expected + 1) {
-            throw new HunkError({ kind: "already-applied", hunk: number, patchLine: hunk.patchLine, line });
+        if (chosen !== expected && expected !== null && resultAt(doc, hunk, old, expected, written, resultFits)) {
+          if (!reapply()) {
+            throw new HunkError({
+              kind: "already-applied",
+              hunk: number,
+              patchLine: hunk.patchLine,
+              line: expected + 1,
+              elsewhere: chosen + 1,
+            });
           }
         }
         const strategy: Strategy = expected !== null ? "shifted" : same === exactly ? "exact" : "whitespace";
@@ -1171,6 +1180,28 @@ function placeAsGit(
  * patch applied before: the old side is nowhere (checked by the caller) but the new side is, at a
  * place the anchors allow — the stated one, else the only or nearest one. 1-based, or null.
  */
+/** A hunk's result (context and added lines); null when it tells nothing apart (empty, or its old side itself). */
+function resultLines(hunk: Hunk, old: readonly HunkLine[]): HunkLine[] | null {
+  const result = hunk.lines.filter((l) => l.kind !== "-");
+  const same = result.length === old.length && result.every((l, k) => l.text === old[k].text) &&
+    hunk.oldNoNewline === hunk.newNoNewline;
+  return result.length === 0 || same ? null : result;
+}
+
+/** Whether the hunk's result stands at `pos` exactly, on lines no earlier hunk of this run wrote. */
+function resultAt(
+  doc: TextDoc,
+  hunk: Hunk,
+  old: readonly HunkLine[],
+  pos: number,
+  written: Written,
+  fits: (pos: number, length: number) => boolean,
+): boolean {
+  const result = resultLines(hunk, old);
+  return result !== null && !overlaps(written, pos, result.length) && fits(pos, result.length) &&
+    matchesAt(doc, pos, result, exactly);
+}
+
 function resultPlace(
   doc: TextDoc,
   hunk: Hunk,
@@ -1180,10 +1211,8 @@ function resultPlace(
   index: LineIndex,
   fits: (pos: number, length: number) => boolean,
 ): number | null {
-  const result = hunk.lines.filter((l) => l.kind !== "-");
-  const same = result.length === old.length && result.every((l, k) => l.text === old[k].text) &&
-    hunk.oldNoNewline === hunk.newNoNewline;
-  if (result.length === 0 || same) return null;
+  const result = resultLines(hunk, old);
+  if (result === null) return null;
   if (expected !== null && fits(expected, result.length) && matchesAt(doc, expected, result, exactly)) {
     return expected + 1;
   }

@@ -701,11 +701,14 @@ function hunkProblem(error: HunkError, file: string): OpError {
     );
   }
   if (f.kind === "already-applied") {
+    const why = f.elsewhere === undefined
+      ? `its result stands at line ${f.line} and the lines it changes are not in the file`
+      : `its result stands at line ${f.line}, where the hunk says, and the lines it changes stand only at line ` +
+        `${f.elsewhere}, another place that reads the same, which it would edit instead`;
     return new OpError(
       "AlreadyApplied",
-      `hunk ${f.hunk} of \`${file}\` is already applied: its result stands at line ${f.line} and the lines it ` +
-        "changes are not in the file (the patch ran before, or the change was made by hand)",
-      { file, hunk: f.hunk, line: f.line },
+      `hunk ${f.hunk} of \`${file}\` is already applied: ${why} (the patch ran before, or the change was made by hand)`,
+      { file, hunk: f.hunk, line: f.line, ...(f.elsewhere === undefined ? {} : { elsewhere: f.elsewhere }) },
       f.patchLine,
     );
   }

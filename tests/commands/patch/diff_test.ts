@@ -238,3 +238,12 @@ Deno.test("a Makefile continuation line (a tab, then spaces to align) retyped wi
   assert.equal(text, "app: main.o\n\t$(CC) -o app \\\n\t    main.o \\\n\t    util.o\n");
   assert.equal(reports[0].reindent, "spaces→tabs (8)");
 });
+
+Deno.test("a hunk whose result stands at its stated line and whose old line stands only elsewhere is already applied", () => {
+  const text = ["one", "two", "three", "four", "five", "old", "seven"].join("\n") + "\n";
+  const diff = "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-old\n+two\n";
+  assert.equal(failure(text, diff).kind, "already-applied");
+  // Unless an earlier hunk of the same diff is what put the result there: then the old line is its own.
+  const both = "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-two\n+new\n@@ -2 +2 @@\n-old\n+new\n";
+  assert.equal(apply(text, both).text, ["one", "new", "three", "four", "five", "new", "seven"].join("\n") + "\n");
+});

@@ -164,7 +164,19 @@ Deno.test("a -U0 diff applied twice whose removed line also stands further down:
   assert.notEqual((await gitRaw(dir.path, ["apply", "--check", "--unidiff-zero", "-"], diff)).code, 0);
   const second = await apply(dir.path, diff);
   assert.equal(second.error_code, "AlreadyApplied", second.stderr);
+  assert.match(
+    second.stderr,
+    /its result stands at line 2, where the hunk says, and the lines it changes stand only at line 6/,
+  );
+  assert.match(second.stderr, /add --reapply/);
   assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), result, "the last line was edited");
+  // The hint's way through, on purpose: --reapply edits that other place, and says where.
+  const forced = await apply(dir.path, diff, "--reapply");
+  assert.equal(forced.exit_code, 0, forced.stderr);
+  assert.equal(await Deno.readTextFile(`${dir.path}/notes.txt`), result.replace(/-- an SQL comment$/, "++ counter"));
+  assert.match(forced.stdout, /shifted|line 6/);
+  await git(dir.path, "checkout", "-q", "--", "notes.txt");
+  await Deno.writeTextFile(`${dir.path}/notes.txt`, result);
   // The user's next step: real git sees the one change, made once.
   assert.equal((await git(dir.path, "diff", "--numstat")).trim(), "1\t1\tnotes.txt");
 });
